@@ -1,0 +1,1 @@
+"""Analysis: pure functions of stored run records (statistics now; cost and model later)."""

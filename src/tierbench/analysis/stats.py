@@ -1,0 +1,123 @@
+"""Per (configuration, workload) statistics, comparison with a baseline, and warnings.
+
+Uses numpy/scipy: t-based 95% confidence interval of the mean, Welch's
+t-test for "is this configuration's runtime different from the baseline's".
+Warnings are values whose text says what to do, as hyperfine's and pyperf's do.
+"""
+
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy import stats
+
+UNSTABLE_CV = 0.10  # pyperf's threshold: spread >= 10% of the mean
+ALPHA = 0.05
+FEW_REPEATS = 3
+
+
+@dataclass
+class Summary:
+    config: str
+    workload: str  # label
+    metric: str
+    n: int
+    mean: float
+    median: float
+    std: float
+    ci95: tuple[float, float] | None
+    min: float
+    max: float
+
+    @property
+    def cv(self) -> float:
+        return self.std / self.mean if self.mean else 0.0
+
+
+@dataclass
+class Comparison:
+    config: str
+    workload: str
+    baseline: str
+    ratio: float  # median runtime / baseline median runtime (normalised runtime)
+    p_value: float | None
+    verdict: str  # plain words
+
+
+@dataclass
+class Warning_:
+    config: str
+    workload: str
+    text: str
+
+
+def summarize(values, config: str, workload: str, metric: str) -> Summary:
+    a = np.asarray(values, dtype=float)
+    n = len(a)
+    mean = float(np.mean(a))
+    std = float(np.std(a, ddof=1)) if n > 1 else 0.0
+    ci = None
+    if n > 1:
+        sem = stats.sem(a)
+        ci = (mean, mean) if sem == 0 else tuple(float(x) for x in stats.t.interval(0.95, n - 1, loc=mean, scale=sem))
+    return Summary(config, workload, metric, n, mean, float(np.median(a)), std, ci, float(np.min(a)), float(np.max(a)))
+
+
+def compare(base: list[float], other: list[float], config: str, workload: str, baseline: str) -> Comparison:
+    ratio = float(np.median(other) / np.median(base)) if np.median(base) > 0 else float("nan")
+    if len(base) < 2 or len(other) < 2:
+        return Comparison(config, workload, baseline, ratio, None, "too few repeats to tell (need >= 2 per configuration)")
+    if np.std(base) == 0 and np.std(other) == 0:
+        p = 0.0 if np.mean(base) != np.mean(other) else 1.0
+    else:
+        p = float(stats.ttest_ind(other, base, equal_var=False).pvalue)
+    faster = "faster" if ratio < 1 else "slower"
+    pct = abs(1 - ratio) * 100
+    if p < ALPHA:
+        verdict = f"{pct:.0f}% {faster} than {baseline} (significant, Welch p={p:.3f})"
+    else:
+        verdict = f"not significant: {pct:.0f}% {faster} than {baseline}, but Welch p={p:.2f}; the difference may be noise"
+    return Comparison(config, workload, baseline, ratio, p, verdict)
+
+
+@dataclass
+class Analysis:
+    baseline: str
+    configs: list[str]
+    workloads: list[str]
+    runtime: dict[tuple[str, str], Summary] = field(default_factory=dict)
+    throughput: dict[tuple[str, str], Summary] = field(default_factory=dict)
+    comparisons: list[Comparison] = field(default_factory=list)
+    warnings: list[Warning_] = field(default_factory=list)
+    failed: list[dict] = field(default_factory=list)
+
+
+def analyse(records: list[dict], baseline: str, configs: list[str], workloads: list[str]) -> Analysis:
+    """`records`: one ok record per run (the latest ok of each key); failed ones are listed, not pooled."""
+    an = Analysis(baseline, configs, workloads)
+    ok = [r for r in records if r["status"] == "ok"]
+    an.failed = [r for r in records if r["status"] != "ok"]
+    walls: dict[tuple[str, str], list[float]] = {}
+    for config in configs:
+        for wl in workloads:
+            runs = [r for r in ok if r["config"] == config and r["label"] == wl]
+            if not runs:
+                continue
+            w = [r["wall_s"] for r in runs]
+            walls[(config, wl)] = w
+            an.runtime[(config, wl)] = s = summarize(w, config, wl, "wall_s")
+            tp = [r["metrics"].get("aggregate_throughput_mb_s", r["metrics"].get("throughput_mb_s")) for r in runs]
+            if all(t is not None for t in tp):
+                an.throughput[(config, wl)] = summarize(tp, config, wl, "throughput_mb_s")
+            if s.n < FEW_REPEATS:
+                an.warnings.append(Warning_(config, wl, f"only {s.n} repeat(s): too few to tell small differences; "
+                                            "set repeats = 5 or more for a decision"))
+            if s.n > 1 and s.cv > UNSTABLE_CV:
+                an.warnings.append(Warning_(config, wl, f"unstable: runtime spread (std dev) is {s.cv:.0%} of the mean; "
+                                            "add repeats, make the job larger, or check for other load on the machine"))
+    for config in configs:
+        if config == baseline:
+            continue
+        for wl in workloads:
+            if (config, wl) in walls and (baseline, wl) in walls:
+                an.comparisons.append(compare(walls[(baseline, wl)], walls[(config, wl)], config, wl, baseline))
+    return an

@@ -1,0 +1,1 @@
+"""Engines that execute workloads: Spark (tierbench's own Java jobs on pyspark)."""

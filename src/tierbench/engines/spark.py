@@ -1,0 +1,143 @@
+"""The Spark engine: one Spark application per storage configuration, running tierbench's Java jobs.
+
+Local mode by default (`local[*]`); any Spark master URL works, since the
+jobs ship as a jar (spark.jars) and read/write through Hadoop FileSystem.
+"""
+
+import ctypes
+import json
+import math
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Callable
+
+from ..spec import EngineSpec, WorkloadSpec
+from ..units import MB
+from .jobs_jar import jobs_jar
+
+SUPPORTED = ("teragen", "terasort", "teravalidate", "dfsio-write", "dfsio-read")
+SECRET_WORDS = ("secret", "password", "access.key", "token", "credential")
+
+
+class EngineError(Exception):
+    """The engine itself failed (did not start, died): the study cannot go on."""
+
+
+def redact(conf: dict) -> dict:
+    return {k: ("<redacted>" if any(w in k.lower() for w in SECRET_WORDS) else v) for k, v in conf.items()}
+
+
+def spark_conf(engine: EngineSpec, app_name: str, local_dirs: list[Path]) -> dict:
+    conf = {
+        "spark.master": engine.master,
+        "spark.app.name": app_name,
+        "spark.jars": str(jobs_jar()),
+        "spark.local.dir": ",".join(str(d) for d in local_dirs),
+        "spark.ui.enabled": "false",
+        "spark.ui.showConsoleProgress": "false",
+        "spark.serializer": "org.apache.spark.serializer.KryoSerializer",
+        "spark.driver.memory": engine.driver_memory,
+    }
+    if engine.executor_memory:
+        conf["spark.executor.memory"] = engine.executor_memory
+    conf.update(engine.conf)
+    return conf
+
+
+def _die_with_parent() -> None:
+    # the worker (and its JVM, which exits when its stdin closes) must not outlive tierbench
+    try:
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except OSError:
+        pass
+
+
+class SparkApp:
+    """A running Spark application in a worker process."""
+
+    def __init__(self, conf: dict, log_path: Path, env: dict | None = None):
+        self.conf = conf
+        self.log_path = log_path
+        self._log = open(log_path, "a")
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "tierbench.engines.spark_worker"],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log, text=True,
+            env=env or os.environ.copy(), preexec_fn=_die_with_parent,
+        )
+        self._send({"conf": conf})
+        ready = self._next_event()
+        self.spark_version = ready["spark_version"]
+        self.full_conf = redact(ready["conf"])
+
+    def _send(self, obj) -> None:
+        try:
+            self.proc.stdin.write(json.dumps(obj) + "\n")
+            self.proc.stdin.flush()
+        except BrokenPipeError:
+            raise EngineError(self._died()) from None
+
+    def _died(self) -> str:
+        self.proc.poll()
+        tail = ""
+        try:
+            lines = [l for l in self.log_path.read_text(errors="replace").splitlines() if l.strip()]
+            tail = " | ".join(lines[-3:])
+        except OSError:
+            pass
+        return f"the Spark application stopped (exit {self.proc.returncode}); see {self.log_path}: {tail}"
+
+    def _next_event(self) -> dict:
+        line = self.proc.stdout.readline()
+        if not line:
+            raise EngineError(self._died())
+        return json.loads(line)
+
+    def run(self, job: str, params: dict, on_progress: Callable[[dict], None] | None = None) -> dict:
+        self._send({"job": job, "params": params})
+        while True:
+            ev = self._next_event()
+            if ev["event"] == "progress":
+                if on_progress:
+                    on_progress(ev)
+            elif ev["event"] == "result":
+                return ev
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            try:
+                self._send({"stop": True})
+                self.proc.wait(timeout=60)
+            except (EngineError, subprocess.TimeoutExpired):
+                self.proc.kill()
+                self.proc.wait()
+        self._log.close()
+
+
+def job_params(w: WorkloadSpec, inputs: list[str], outputs: list[str], producer: WorkloadSpec | None) -> dict:
+    """The Java job's parameters for a workload; data sets are lists of URIs (one per data dir)."""
+    p = w.params
+    if w.name == "teragen":
+        rows = p["size"] // 100 if p.get("size") else p["rows"]
+        tasks = p["tasks"] or max(2, math.ceil(rows * 100 / (64 * MB)))
+        return {"rows": rows, "tasks": tasks, "output": outputs}
+    if w.name == "terasort":
+        return {"input": inputs, "output": outputs, "partitions": p["partitions"], "split_bytes": p["split_size"]}
+    if w.name == "teravalidate":
+        return {"input": inputs}
+    if w.name == "dfsio-write":
+        return {"dirs": outputs, "files": p["files"], "file_bytes": p["file_size"], "buffer_bytes": p["buffer_size"]}
+    if w.name == "dfsio-read":
+        pp = producer.params
+        return {"dirs": inputs, "files": pp["files"], "file_bytes": pp["file_size"], "buffer_bytes": p["buffer_size"]}
+    raise ValueError(f"the Spark engine does not run {w.name}")
+
+
+def engine_env(engine: EngineSpec) -> dict:
+    env = os.environ.copy()
+    if engine.master.startswith("local"):
+        # the host name may resolve to an address that is not this machine's; local mode needs none
+        env.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    return env

@@ -1,0 +1,108 @@
+"""One Spark application, in a process of its own, serving job requests from tierbench.
+
+Spark's local dirs are fixed when its JVM starts, so each storage
+configuration gets its own application; a separate process makes that a
+fresh JVM, isolates crashes, and dies with its parent. The protocol is JSON
+lines on a private pipe (Spark's JVM inherits stdout, which we point at the
+log instead):
+
+  parent -> worker (stdin):  {"job": NAME, "params": {...}}   |  {"stop": true}
+  worker -> parent:          {"event": "ready", "spark_version": ..., "conf": {...}}
+                             {"event": "progress", "stage": N, "stages": M, "done": D, "total": T}
+                             {"event": "result", "ok": true, "result": {...}, "wall_s": S}
+                             {"event": "result", "ok": false, "error": "..."}
+"""
+
+import json
+import os
+import sys
+import threading
+import time
+import traceback
+
+_write_lock = threading.Lock()
+
+
+def _send(out, obj) -> None:
+    with _write_lock:
+        out.write(json.dumps(obj) + "\n")
+        out.flush()
+
+
+def _watch_progress(sc, out, stop: threading.Event) -> None:
+    tracker = sc.statusTracker()
+    last = None
+    seen_stages: set[int] = set()
+    while not stop.wait(0.5):
+        try:
+            active = sorted(tracker.getActiveStageIds())
+            if not active:
+                continue
+            info = tracker.getStageInfo(active[-1])
+            if info is None:
+                continue
+            seen_stages.update(active)
+            state = (len(seen_stages), info.numCompletedTasks, info.numTasks)
+            if state != last:
+                last = state
+                _send(out, {"event": "progress", "stage": len(seen_stages), "name": info.name,
+                            "done": info.numCompletedTasks, "total": info.numTasks})
+        except Exception:  # progress is a nicety; never let it break a run
+            pass
+
+
+def main() -> None:
+    # keep our protocol channel, then send everything else (incl. the JVM's stdout) to stderr = the log
+    proto = os.fdopen(os.dup(1), "w")
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+
+    setup = json.loads(sys.stdin.readline())
+    from pyspark import SparkConf
+    from pyspark.sql import SparkSession
+
+    conf = SparkConf().setAll(list(setup["conf"].items()))
+    spark = SparkSession.builder.config(conf=conf).getOrCreate()
+    sc = spark.sparkContext
+    sc.setLogLevel("WARN")
+    jobs = sc._jvm.tierbench.jobs.Jobs
+    _send(proto, {"event": "ready", "spark_version": spark.version, "conf": dict(sc.getConf().getAll())})
+
+    for line in sys.stdin:
+        req = json.loads(line)
+        if req.get("stop"):
+            break
+        stop = threading.Event()
+        watcher = threading.Thread(target=_watch_progress, args=(sc, proto, stop), daemon=True)
+        watcher.start()
+        t0 = time.perf_counter()
+        try:
+            result = json.loads(jobs.run(sc._jsc, req["job"], json.dumps(req["params"])))
+            wall = time.perf_counter() - t0
+            stop.set()
+            _send(proto, {"event": "result", "ok": True, "result": result, "wall_s": wall})
+        except Exception as e:  # the job failed: report it, keep serving
+            stop.set()
+            msg = str(e)
+            java_msg = getattr(e, "java_exception", None)
+            if java_msg is not None:
+                msg = _java_cause(java_msg)
+            traceback.print_exc()
+            _send(proto, {"event": "result", "ok": False, "error": msg, "wall_s": time.perf_counter() - t0})
+        watcher.join(timeout=2)
+    spark.stop()
+
+
+def _java_cause(jexc) -> str:
+    """The innermost Java exception's message: what actually went wrong, in one line."""
+    cause = jexc
+    try:
+        while cause.getCause() is not None:
+            cause = cause.getCause()
+        return f"{cause.getClass().getSimpleName()}: {cause.getMessage()}"
+    except Exception:
+        return str(jexc).splitlines()[0]
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,87 @@
+package tierbench.jobs;
+
+import java.io.IOException;
+import java.io.Serializable;
+import java.util.ArrayList;
+import java.util.List;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileStatus;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+
+/**
+ * A data set spread over several base directories, as a JBOD: part i lives in
+ * base i mod n. Tasks write their part straight to its final name (no rename
+ * by a committer), so the same layout works on local dirs, HDFS and S3A, and a
+ * retried task simply overwrites its own part.
+ */
+public final class DataSet implements Serializable {
+  private final String[] bases;
+
+  public DataSet(String[] bases) {
+    if (bases.length == 0) {
+      throw new IllegalArgumentException("a data set needs at least one directory");
+    }
+    this.bases = bases.clone();
+  }
+
+  public Path partPath(int i) {
+    return new Path(bases[i % bases.length], String.format("part-%05d", i));
+  }
+
+  public String[] bases() {
+    return bases.clone();
+  }
+
+  /** Removes earlier output so that a re-run starts from nothing. */
+  public void prepareEmpty(Configuration conf) throws IOException {
+    for (String b : bases) {
+      Path p = new Path(b);
+      FileSystem fs = p.getFileSystem(conf);
+      fs.delete(p, true);
+      fs.mkdirs(p);
+    }
+  }
+
+  public void markComplete(Configuration conf) throws IOException {
+    for (String b : bases) {
+      Path p = new Path(b, "_SUCCESS");
+      p.getFileSystem(conf).create(p, true).close();
+    }
+  }
+
+  /** A part file and its size, in part order (the data set's global order). */
+  public static final class Part implements Serializable {
+    public final String path;
+    public final String name;
+    public final int index;
+    public final long size;
+
+    Part(String path, String name, int index, long size) {
+      this.path = path;
+      this.name = name;
+      this.index = index;
+      this.size = size;
+    }
+  }
+
+  public List<Part> parts(Configuration conf) throws IOException {
+    List<Part> parts = new ArrayList<>();
+    for (String b : bases) {
+      Path base = new Path(b);
+      FileSystem fs = base.getFileSystem(conf);
+      if (!fs.exists(base)) {
+        throw new IOException("input directory does not exist: " + b);
+      }
+      for (FileStatus st : fs.listStatus(base)) {
+        String name = st.getPath().getName();
+        if (st.isFile() && name.startsWith("part-")) {
+          int idx = Integer.parseInt(name.substring(5).replaceAll("[^0-9].*$", ""));
+          parts.add(new Part(st.getPath().toString(), name, idx, st.getLen()));
+        }
+      }
+    }
+    parts.sort((x, y) -> Integer.compare(x.index, y.index));
+    return parts;
+  }
+}

@@ -1,0 +1,83 @@
+package tierbench.jobs;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Random;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.spark.SerializableWritable;
+import org.apache.spark.api.java.JavaSparkContext;
+
+/**
+ * DFSIO in the manner of Hadoop's TestDFSIO: one task per file, 100%
+ * sequential, each task timing its own create-write-close (or open-read-close)
+ * in milliseconds. The per-task bytes and milliseconds go back to Python,
+ * which computes TestDFSIO's figures from them. Unlike TestDFSIO's repeating
+ * '0'..'a' buffer, the data is random so that no layer can compress it.
+ */
+final class Dfsio {
+  private Dfsio() {}
+
+  static ObjectNode run(JavaSparkContext jsc, JsonNode p, boolean write) throws Exception {
+    final DataSet files = new DataSet(Jobs.strings(p.get("dirs")));
+    final int n = p.get("files").asInt();
+    final long fileBytes = p.get("file_bytes").asLong();
+    final int bufferBytes = p.path("buffer_bytes").asInt(1_000_000);
+    final SerializableWritable<Configuration> conf = new SerializableWritable<>(jsc.hadoopConfiguration());
+    if (write) {
+      files.prepareEmpty(conf.value());
+    }
+    List<Integer> ids = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      ids.add(i);
+    }
+    jsc.setJobDescription("dfsio-" + (write ? "write" : "read") + ": " + n + " files");
+    List<long[]> perTask = jsc.parallelize(ids, n).map(i -> {
+      Path path = files.partPath(i);
+      FileSystem fs = path.getFileSystem(conf.value());
+      byte[] buffer = new byte[bufferBytes];
+      long done = 0;
+      long t0 = System.currentTimeMillis();
+      if (write) {
+        new Random(i).nextBytes(buffer);
+        try (OutputStream os = fs.create(path, true, bufferBytes)) {
+          while (done < fileBytes) {
+            int len = (int) Math.min(bufferBytes, fileBytes - done);
+            os.write(buffer, 0, len);
+            done += len;
+          }
+        }
+      } else {
+        try (InputStream is = fs.open(path, bufferBytes)) {
+          int got;
+          while ((got = is.read(buffer, 0, bufferBytes)) > 0) {
+            done += got;
+          }
+        }
+      }
+      long ms = System.currentTimeMillis() - t0;
+      return new long[] {done, ms};
+    }).collect();
+    if (write) {
+      files.markComplete(conf.value());
+    }
+    ObjectNode r = Jobs.JSON.createObjectNode();
+    ArrayNode bytes = r.putArray("task_bytes");
+    ArrayNode ms = r.putArray("task_ms");
+    long total = 0;
+    for (long[] t : perTask) {
+      bytes.add(t[0]);
+      ms.add(t[1]);
+      total += t[0];
+    }
+    r.put(write ? "bytes_written" : "bytes_read", total);
+    r.put("files", n);
+    return r;
+  }
+}

@@ -1,0 +1,50 @@
+package tierbench.jobs;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import org.apache.spark.api.java.JavaSparkContext;
+
+/**
+ * The one door from Python (py4j) into tierbench's Spark jobs: a job name and
+ * its parameters as JSON in, the job's measurements as JSON out. Keeping the
+ * interface to strings keeps py4j out of the job code.
+ */
+public final class Jobs {
+  static final ObjectMapper JSON = new ObjectMapper();
+
+  private Jobs() {}
+
+  public static String run(JavaSparkContext jsc, String job, String paramsJson) throws Exception {
+    JsonNode p = JSON.readTree(paramsJson);
+    ObjectNode result;
+    switch (job) {
+      case "teragen":
+        result = TeraGen.run(jsc, p);
+        break;
+      case "terasort":
+        result = TeraSort.run(jsc, p);
+        break;
+      case "teravalidate":
+        result = TeraValidate.run(jsc, p);
+        break;
+      case "dfsio-write":
+        result = Dfsio.run(jsc, p, true);
+        break;
+      case "dfsio-read":
+        result = Dfsio.run(jsc, p, false);
+        break;
+      default:
+        throw new IllegalArgumentException("unknown job: " + job);
+    }
+    return JSON.writeValueAsString(result);
+  }
+
+  static String[] strings(JsonNode array) {
+    String[] out = new String[array.size()];
+    for (int i = 0; i < out.length; i++) {
+      out[i] = array.get(i).asText();
+    }
+    return out;
+  }
+}

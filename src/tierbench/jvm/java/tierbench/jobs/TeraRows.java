@@ -1,0 +1,79 @@
+package tierbench.jobs;
+
+/**
+ * The 100-byte TeraSort row, laid out exactly as Hadoop's GenSort writes it:
+ * 10-byte random key, 00 11, the row id as 32 hex digits, 88 99 AA BB,
+ * 48 bytes of filler (12 hex digits of the random number, each 4 times),
+ * CC DD EE FF.
+ */
+public final class TeraRows {
+  public static final int ROW = 100;
+  public static final int KEY = 10;
+
+  private TeraRows() {}
+
+  public static void generate(byte[] row, Unsigned128 rand, long rowId) {
+    for (int i = 0; i < KEY; i++) {
+      row[i] = (byte) rand.getByte(i);
+    }
+    row[10] = 0x00;
+    row[11] = 0x11;
+    // the row id is a 128-bit number in Hadoop; ours fit in 64 bits, so the
+    // first 16 hex digits are '0'
+    for (int i = 0; i < 16; i++) {
+      row[12 + i] = '0';
+    }
+    for (int i = 0; i < 16; i++) {
+      int d = (int) (rowId >>> (60 - 4 * i)) & 0xf;
+      row[28 + i] = (byte) (d < 10 ? '0' + d : 'A' + d - 10);
+    }
+    row[44] = (byte) 0x88;
+    row[45] = (byte) 0x99;
+    row[46] = (byte) 0xAA;
+    row[47] = (byte) 0xBB;
+    for (int i = 0; i < 12; i++) {
+      byte h = rand.hexDigit(20 + i);
+      row[48 + i * 4] = h;
+      row[49 + i * 4] = h;
+      row[50 + i * 4] = h;
+      row[51 + i * 4] = h;
+    }
+    row[96] = (byte) 0xCC;
+    row[97] = (byte) 0xDD;
+    row[98] = (byte) 0xEE;
+    row[99] = (byte) 0xFF;
+  }
+
+  /** Unsigned lexicographic order of the 10-byte keys (Hadoop's Text order). */
+  public static int compareKeys(byte[] a, byte[] b) {
+    for (int i = 0; i < KEY; i++) {
+      int x = a[i] & 0xff;
+      int y = b[i] & 0xff;
+      if (x != y) {
+        return x - y;
+      }
+    }
+    return 0;
+  }
+
+  /** The first 8 key bytes as a long whose signed order is the keys' unsigned order. */
+  public static long sortPrefix(byte[] row) {
+    long v = 0;
+    for (int i = 0; i < 8; i++) {
+      v = (v << 8) | (row[i] & 0xff);
+    }
+    return v ^ Long.MIN_VALUE;
+  }
+
+  /** Hadoop's BytesWritable.toString of the key: hex bytes separated by spaces. */
+  public static String keyText(byte[] row) {
+    StringBuilder sb = new StringBuilder();
+    for (int i = 0; i < KEY; i++) {
+      if (i > 0) {
+        sb.append(' ');
+      }
+      sb.append(String.format("%02x", row[i] & 0xff));
+    }
+    return sb.toString();
+  }
+}

@@ -1,0 +1,195 @@
+"""The study report: report.html (self-contained, charts inline) and report.md, from stored results only."""
+
+import html
+from datetime import datetime, timezone
+from pathlib import Path
+
+from .. import __version__
+from ..analysis.stats import analyse, Analysis
+from ..runner import latest_ok
+from ..store import ResultsDir
+from ..units import format_size
+from ..workloads import WORKLOADS
+from . import charts
+
+
+def load_study(path) -> tuple[dict, list[dict]]:
+    rd = ResultsDir(path)
+    return rd.study(), rd.records()
+
+
+def _runs_for_analysis(records: list[dict]) -> list[dict]:
+    """The latest ok record per run key, plus failures of keys that never succeeded."""
+    ok = latest_ok(records)
+    failed = [r for r in records if r["status"] != "ok" and r["run_key"] not in ok]
+    return list(ok.values()) + failed
+
+
+def _fmt(x, digits=3) -> str:
+    if x is None:
+        return "–"
+    if isinstance(x, float):
+        return f"{x:.{digits}g}" if abs(x) < 1000 else f"{x:,.0f}"
+    return str(x)
+
+
+def render_report(path) -> tuple[Path, Path]:
+    rd = ResultsDir(path)
+    study, records = rd.study(), rd.records()
+    spec = study["spec"]
+    configs = [c["name"] for c in spec["storage"]]
+    workloads = [w["label"] for w in spec["workloads"]]
+    runs = _runs_for_analysis(records)
+    an = analyse(runs, spec["baseline"], configs, workloads)
+    runs_by_key = {}
+    for config in configs:
+        for wl in workloads:
+            ok = [r for r in runs if r["status"] == "ok" and r["config"] == config and r["label"] == wl]
+            runs_by_key[("runtime", config, wl)] = [r["wall_s"] for r in ok]
+            runs_by_key[("throughput", config, wl)] = [r["metrics"].get("aggregate_throughput_mb_s", r["metrics"].get("throughput_mb_s")) for r in ok]
+    figures = {
+        "runtime": charts.per_workload_bars(an, "runtime", runs_by_key, "Runtime per workload (bar: median; whiskers: 95% CI; dots: runs)", "wall time (s)"),
+        "throughput": charts.per_workload_bars(an, "throughput", runs_by_key, "Throughput per workload (median; DFSIO: aggregate MB/s)", "MB/s"),
+        "normalised": charts.normalised_runtime(an),
+    }
+    html_path = rd.path / "report.html"
+    md_path = rd.path / "report.md"
+    html_path.write_text(_html(study, an, runs, figures))
+    md_path.write_text(_markdown(study, an, runs))
+    return html_path, md_path
+
+
+def _headline(an: Analysis) -> list[str]:
+    lines = []
+    for c in an.comparisons:
+        lines.append(f"{c.config} on {c.workload}: {c.verdict}")
+    return lines
+
+
+def _storage_rows(spec) -> list[list[str]]:
+    rows = []
+    for c in spec["storage"]:
+        inter = ", ".join(c["intermediate"]) + (f" (each split into {c['split']} dirs)" if c["split"] > 1 else "")
+        rows.append([c["name"], ", ".join(c["data"]), inter, c.get("description", "")])
+    return rows
+
+
+def _summary_rows(an: Analysis) -> list[list[str]]:
+    rows = []
+    for wl in an.workloads:
+        for config in an.configs:
+            s = an.runtime.get((config, wl))
+            if s is None:
+                continue
+            t = an.throughput.get((config, wl))
+            b = an.runtime.get((an.baseline, wl))
+            ci = f"{s.ci95[0]:.2f} – {s.ci95[1]:.2f}" if s.ci95 else "–"
+            rows.append([wl, config, str(s.n), f"{s.median:.2f}", f"{s.mean:.2f}", f"{s.std:.2f}", ci,
+                         f"{s.min:.2f} – {s.max:.2f}", f"{t.median:.1f}" if t else "–",
+                         f"{s.median / b.median:.2f}" if b and b.median else "–"])
+    return rows
+
+
+SUMMARY_HEAD = ["workload", "config", "runs", "median s", "mean s", "std dev s", "95% CI of mean s", "min – max s", "throughput MB/s (median)", "runtime / baseline"]
+RUN_HEAD = ["run", "status", "wall s", "key metrics", "started (UTC)", "cache dropped", "error"]
+
+
+def _key_metrics(r) -> str:
+    wl = WORKLOADS.get(r["workload"])
+    names = wl.metrics[:3] if wl else ()
+    return ", ".join(f"{n}={_fmt(r['metrics'][n])}" for n in names if n in r.get("metrics", {}))
+
+
+def _run_rows(runs) -> list[list[str]]:
+    out = []
+    for r in sorted(runs, key=lambda r: r["started_at"] or ""):
+        out.append([r["run_key"], r["status"], _fmt(r["wall_s"]), _key_metrics(r), (r["started_at"] or "")[:19],
+                    "yes" if r.get("page_cache_dropped") else "no", r.get("error") or ""])
+    return out
+
+
+def _table_html(head, rows) -> str:
+    h = "".join(f"<th>{html.escape(x)}</th>" for x in head)
+    b = "".join("<tr>" + "".join(f"<td>{html.escape(str(x))}</td>" for x in row) + "</tr>" for row in rows)
+    return f"<table><thead><tr>{h}</tr></thead><tbody>{b}</tbody></table>"
+
+
+def _table_md(head, rows) -> str:
+    esc = lambda x: str(x).replace("|", "\\|").replace("\n", " ")
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    lines += ["| " + " | ".join(esc(x) for x in row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def _environment(study, runs) -> list[list[str]]:
+    m = study.get("machine", {})
+    ok = next((r for r in runs if r.get("engine_version")), {})
+    conf = ok.get("engine_conf", {})
+    return [
+        ["machine", f"{m.get('cpu_model')}, {m.get('cpu_cores')} cores, {format_size(m.get('memory_bytes') or 0)} RAM, Linux {m.get('kernel')}"],
+        ["engine", f"{ok.get('engine_version', '–')}, master {conf.get('spark.master', study['spec']['engine']['master'])}"],
+        ["tierbench", f"{study.get('tool_version')} (commit {study.get('git_commit') or 'unknown'})"],
+        ["command", " ".join(study.get("command_line", []))],
+        ["repeats", str(study["spec"]["repeats"])],
+        ["page cache", {"auto": "dropped before each run when root", "always": "dropped before each run", "never": "not dropped"}[study["spec"]["drop_caches"]]],
+    ]
+
+
+CSS = """
+body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2em auto;max-width:1200px;color:#222;padding:0 1em}
+h1{font-size:1.6em;margin-bottom:.2em} h2{font-size:1.2em;margin-top:1.8em;border-bottom:1px solid #ddd;padding-bottom:.2em}
+table{border-collapse:collapse;font-size:.85em;margin:.5em 0} th,td{border:1px solid #ddd;padding:.25em .5em;text-align:left;vertical-align:top}
+th{background:#f4f4f4} .warn{background:#fff6e0;border-left:4px solid #e0a000;padding:.4em .8em;margin:.3em 0}
+.fail{background:#fde8e8;border-left:4px solid #c33;padding:.4em .8em;margin:.3em 0} .figure svg{max-width:100%;height:auto}
+.muted{color:#666;font-size:.9em} ul.headline li{margin:.2em 0}
+"""
+
+
+def _html(study, an: Analysis, runs, figures) -> str:
+    spec = study["spec"]
+    e = html.escape
+    parts = [f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>tierbench report: {e(spec['name'])}</title>",
+             f"<style>{CSS}</style></head><body>",
+             f"<h1>tierbench report: {e(spec['name'])}</h1>",
+             f"<p class='muted'>{e(spec.get('description') or '')} Generated {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC by tierbench {__version__} "
+             f"from {len(runs)} stored runs. Baseline: <b>{e(an.baseline)}</b>.</p>"]
+    parts.append("<h2>Findings</h2><ul class='headline'>")
+    parts += [f"<li>{e(x)}</li>" for x in _headline(an)] or ["<li>Only one configuration: nothing to compare.</li>"]
+    parts.append("</ul>")
+    for w in an.warnings:
+        parts.append(f"<div class='warn'>⚠ {e(w.config)} / {e(w.workload)}: {e(w.text)}</div>")
+    for r in an.failed:
+        parts.append(f"<div class='fail'>✗ {e(r['run_key'])} failed: {e(r.get('error') or '')}</div>")
+    for key, title in (("normalised", "Normalised runtime"), ("runtime", "Runtime"), ("throughput", "Throughput")):
+        if figures.get(key):
+            parts.append(f"<h2>{title}</h2><div class='figure' id='chart-{key}'>{figures[key]}</div>")
+    parts.append("<h2>Summary per configuration and workload</h2>")
+    parts.append(_table_html(SUMMARY_HEAD, _summary_rows(an)))
+    parts.append("<p class='muted'>Runtime is the job's wall time measured around the engine call. The 95% CI is Student's t "
+                 "interval of the mean; 'significant' means Welch's t-test p &lt; 0.05 against the baseline. DFSIO throughput "
+                 "is the aggregate (total MB / wall s); TestDFSIO's own per-task 'Throughput mb/sec' is in every run's metrics.</p>")
+    parts.append("<h2>Storage configurations</h2>")
+    parts.append(_table_html(["name", "data dirs", "intermediate dirs", "description"], _storage_rows(spec)))
+    parts.append("<h2>Environment</h2>")
+    parts.append(_table_html(["", ""], _environment(study, runs)))
+    parts.append("<h2>Every run</h2>")
+    parts.append(_table_html(RUN_HEAD, _run_rows(runs)))
+    parts.append("</body></html>")
+    return "\n".join(parts)
+
+
+def _markdown(study, an: Analysis, runs) -> str:
+    spec = study["spec"]
+    out = [f"# tierbench report: {spec['name']}", "",
+           f"{spec.get('description') or ''} Baseline: **{an.baseline}**. {len(runs)} stored runs; "
+           f"generated {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC by tierbench {__version__}.", "", "## Findings", ""]
+    out += [f"- {x}" for x in _headline(an)] or ["- Only one configuration: nothing to compare."]
+    if an.warnings or an.failed:
+        out += ["", "## Warnings", ""]
+        out += [f"- ⚠ {w.config} / {w.workload}: {w.text}" for w in an.warnings]
+        out += [f"- ✗ {r['run_key']} failed: {r.get('error')}" for r in an.failed]
+    out += ["", "## Summary", "", _table_md(SUMMARY_HEAD, _summary_rows(an)), "",
+            "## Storage configurations", "", _table_md(["name", "data dirs", "intermediate dirs", "description"], _storage_rows(spec)), "",
+            "## Environment", "", _table_md(["", ""], _environment(study, runs)), "",
+            "## Every run", "", _table_md(RUN_HEAD, _run_rows(runs)), ""]
+    return "\n".join(out)

@@ -1,0 +1,259 @@
+"""The study spec (TOML): its shape, defaults and validation.
+
+Every error names the spec file and the field (e.g. `storage.split.intermediate.split`)
+and says what would be accepted; nothing runs until the whole spec is valid.
+"""
+
+import hashlib
+import json
+import os
+import re
+import tomllib
+from dataclasses import dataclass, field, asdict
+from pathlib import Path
+
+from ..errors import SpecError
+from ..workloads import WORKLOADS
+
+NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+ENGINE_KINDS = ("spark",)
+DROP_CACHES = ("auto", "always", "never")
+TOP_KEYS = ("name", "description", "repeats", "baseline", "drop_caches", "keep_data", "engine", "storage", "workloads")
+ENGINE_KEYS = ("kind", "master", "driver_memory", "executor_memory", "conf")
+STORAGE_KEYS = ("description", "data", "intermediate")
+INTERMEDIATE_KEYS = ("dirs", "split")
+
+
+@dataclass(frozen=True)
+class EngineSpec:
+    kind: str = "spark"
+    master: str = "local[*]"
+    driver_memory: str = "2g"
+    executor_memory: str | None = None
+    conf: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class StorageConfig:
+    name: str
+    data: tuple[str, ...]  # absolute local directories (JBOD)
+    intermediate: tuple[str, ...]  # absolute local directories for shuffle/spill
+    split: int = 1  # each intermediate dir is given to the engine as this many subdirs
+    description: str = ""
+
+
+@dataclass(frozen=True)
+class WorkloadSpec:
+    name: str  # the workload kind, a key of WORKLOADS
+    label: str  # unique within the study; the name unless given
+    params: dict  # canonical values (sizes in bytes)
+
+
+@dataclass(frozen=True)
+class Spec:
+    name: str
+    source: str
+    repeats: int
+    engine: EngineSpec
+    storage: tuple[StorageConfig, ...]
+    workloads: tuple[WorkloadSpec, ...]  # producers before consumers
+    baseline: str
+    drop_caches: str = "auto"
+    keep_data: bool = False
+    description: str = ""
+
+    def config(self, name: str) -> StorageConfig:
+        return next(c for c in self.storage if c.name == name)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    def fingerprint(self) -> str:
+        """Hash of what determines the runs (not the description), to refuse pooling different studies."""
+        d = self.to_dict()
+        d.pop("description", None)
+        d.pop("source", None)
+        return hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def load_spec(path: str | os.PathLike) -> Spec:
+    p = Path(path)
+    if not p.is_file():
+        raise SpecError(str(path), "", "no such spec file")
+    try:
+        raw = tomllib.loads(p.read_text())
+    except tomllib.TOMLDecodeError as e:
+        raise SpecError(str(path), "", f"not valid TOML: {e}") from None
+    except UnicodeDecodeError:
+        raise SpecError(str(path), "", "not a text file") from None
+    return parse_spec(raw, source=str(path), base_dir=p.resolve().parent)
+
+
+def _unknown(src, where, table, allowed):
+    for key in table:
+        if key not in allowed:
+            raise SpecError(src, f"{where}{key}", f"unknown field; accepted here: {', '.join(allowed)}")
+
+
+def _check_dir(src, field_name, value, base_dir: Path) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise SpecError(src, field_name, f"expected a directory path (a string), got {value!r}")
+    if "://" in value and not value.startswith("file://"):
+        raise SpecError(src, field_name, f"{value!r}: only local directories are supported in this version (a path or file:// URI)")
+    path = Path(value.removeprefix("file://")).expanduser()
+    if not path.is_absolute():
+        path = base_dir / path
+    path = Path(os.path.normpath(path))
+    probe = path
+    while not probe.exists():
+        probe = probe.parent
+    if not probe.is_dir():
+        raise SpecError(src, field_name, f"{path}: {probe} is a file, not a directory")
+    if not os.access(probe, os.W_OK | os.X_OK):
+        raise SpecError(src, field_name, f"{path}: cannot write in {probe} (permission denied); choose a directory you can write to")
+    return str(path)
+
+
+def _dirs(src, field_name, value, base_dir) -> tuple[str, ...]:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not value:
+        raise SpecError(src, field_name, f"expected a non-empty list of directories, got {value!r}")
+    dirs = tuple(_check_dir(src, f"{field_name}[{i}]", v, base_dir) for i, v in enumerate(value))
+    if len(set(dirs)) != len(dirs):
+        raise SpecError(src, field_name, "lists the same directory twice")
+    return dirs
+
+
+def _int(src, field_name, value, minimum):
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise SpecError(src, field_name, f"expected a whole number >= {minimum}, got {value!r}")
+    return value
+
+
+def parse_spec(raw: dict, source: str = "<spec>", base_dir: Path | None = None) -> Spec:
+    src = source
+    base_dir = base_dir or Path.cwd()
+    _unknown(src, "", raw, TOP_KEYS)
+
+    name = raw.get("name")
+    if not isinstance(name, str) or not NAME_RE.match(name):
+        raise SpecError(src, "name", f"expected a study name of letters, digits, '.', '_' or '-' (up to 64), got {name!r}")
+    repeats = _int(src, "repeats", raw.get("repeats", 3), 1)
+    drop = raw.get("drop_caches", "auto")
+    if drop not in DROP_CACHES:
+        raise SpecError(src, "drop_caches", f"expected one of {', '.join(DROP_CACHES)}, got {drop!r}")
+    keep = raw.get("keep_data", False)
+    if not isinstance(keep, bool):
+        raise SpecError(src, "keep_data", f"expected true or false, got {keep!r}")
+
+    eng = raw.get("engine", {})
+    if not isinstance(eng, dict):
+        raise SpecError(src, "engine", "expected a table: [engine]")
+    _unknown(src, "engine.", eng, ENGINE_KEYS)
+    kind = eng.get("kind", "spark")
+    if kind not in ENGINE_KINDS:
+        hint = " (the Hadoop engine is not in this version yet)" if kind == "hadoop" else ""
+        raise SpecError(src, "engine.kind", f"expected one of {', '.join(ENGINE_KINDS)}, got {kind!r}{hint}")
+    master = eng.get("master", "local[*]")
+    if not isinstance(master, str) or not re.match(r"^(local(\[(\*|[1-9][0-9]*)(,[0-9]+)?\])?|spark://.+|yarn|k8s://.+|local-cluster\[.+\])$", master):
+        raise SpecError(src, "engine.master", f"expected a Spark master URL (local[N], local[*], spark://HOST:PORT, yarn, k8s://...), got {master!r}")
+    conf = eng.get("conf", {})
+    if not isinstance(conf, dict) or not all(isinstance(v, (str, int, float, bool)) for v in conf.values()):
+        raise SpecError(src, "engine.conf", "expected a table of Spark settings, e.g. \"spark.shuffle.compress\" = \"false\"")
+    for mem_key in ("driver_memory", "executor_memory"):
+        v = eng.get(mem_key)
+        if v is not None and not (isinstance(v, str) and re.match(r"^[0-9]+[kmgtKMGT]$", v)):
+            raise SpecError(src, f"engine.{mem_key}", f"expected a JVM memory size such as \"2g\" or \"512m\", got {v!r}")
+    engine = EngineSpec(kind, master, eng.get("driver_memory", "2g"), eng.get("executor_memory"),
+                        {k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in conf.items()})
+
+    storage_raw = raw.get("storage")
+    if not isinstance(storage_raw, dict) or not storage_raw:
+        raise SpecError(src, "storage", "at least one storage configuration is needed, e.g. [storage.ssd] data = [\"/ssd/tb\"]")
+    storage = []
+    for cname, c in storage_raw.items():
+        where = f"storage.{cname}"
+        if not NAME_RE.match(cname):
+            raise SpecError(src, where, "a configuration name may use letters, digits, '.', '_' and '-'")
+        if not isinstance(c, dict):
+            raise SpecError(src, where, "expected a table with `data` (and `intermediate`) directories")
+        _unknown(src, f"{where}.", c, STORAGE_KEYS)
+        if "data" not in c:
+            raise SpecError(src, f"{where}.data", "missing: the directories that hold the jobs' input and output")
+        data = _dirs(src, f"{where}.data", c["data"], base_dir)
+        inter, split = c.get("intermediate", list(data)), 1
+        if isinstance(inter, dict):
+            _unknown(src, f"{where}.intermediate.", inter, INTERMEDIATE_KEYS)
+            if "dirs" not in inter:
+                raise SpecError(src, f"{where}.intermediate.dirs", "missing: the directories for shuffle and spill data")
+            split = _int(src, f"{where}.intermediate.split", inter.get("split", 1), 1)
+            if split > 64:
+                raise SpecError(src, f"{where}.intermediate.split", f"expected at most 64 subdirectories, got {split}")
+            inter = inter["dirs"]
+        inter_dirs = _dirs(src, f"{where}.intermediate", inter, base_dir)
+        desc = c.get("description", "")
+        storage.append(StorageConfig(cname, data, inter_dirs, split, str(desc)))
+
+    baseline = raw.get("baseline", storage[0].name)
+    if baseline not in [c.name for c in storage]:
+        raise SpecError(src, "baseline", f"{baseline!r} is not a storage configuration; accepted: {', '.join(c.name for c in storage)}")
+
+    wl_raw = raw.get("workloads")
+    if not isinstance(wl_raw, list) or not wl_raw:
+        raise SpecError(src, "workloads", "at least one workload is needed, e.g. [[workloads]] name = \"teragen\"")
+    workloads = []
+    for i, w in enumerate(wl_raw):
+        where = f"workloads[{i}]"
+        if not isinstance(w, dict) or "name" not in w:
+            raise SpecError(src, f"{where}.name", f"missing: which workload; accepted: {', '.join(WORKLOADS)}")
+        wl = WORKLOADS.get(w["name"])
+        if wl is None:
+            raise SpecError(src, f"{where}.name", f"unknown workload {w['name']!r}; accepted: {', '.join(WORKLOADS)}")
+        if kind not in wl.engines:
+            raise SpecError(src, f"{where}.name", f"{wl.name} does not run on engine {kind!r}")
+        label = w.get("label", wl.name)
+        if not isinstance(label, str) or not NAME_RE.match(label):
+            raise SpecError(src, f"{where}.label", f"expected letters, digits, '.', '_' or '-', got {label!r}")
+        allowed = ("name", "label") + tuple(p.name for p in wl.params)
+        _unknown(src, f"{where}.", w, allowed)
+        params = {}
+        for p in wl.params:
+            if p.name in w:
+                try:
+                    params[p.name] = p.parse(w[p.name])
+                except ValueError as e:
+                    raise SpecError(src, f"{where}.{p.name}", str(e)) from None
+            else:
+                params[p.name] = p.default
+        workloads.append(WorkloadSpec(wl.name, label, params))
+
+    labels = [w.label for w in workloads]
+    for i, lab in enumerate(labels):
+        if labels.index(lab) != i:
+            raise SpecError(src, f"workloads[{i}]", f"{lab!r} is listed twice; give one of them a distinct `label`")
+    workloads = _order_producers_first(src, workloads)
+    return Spec(name, src, repeats, engine, tuple(storage), tuple(workloads), baseline, drop, keep, str(raw.get("description", "")))
+
+
+def _order_producers_first(src, workloads: list[WorkloadSpec]) -> list[WorkloadSpec]:
+    """Stable order in which every consumer comes after its producer; a consumer without one is an error."""
+    kinds = {w.name for w in workloads}
+    for i, w in enumerate(workloads):
+        producer = WORKLOADS[w.name].producer
+        if producer and producer not in kinds:
+            raise SpecError(src, f"workloads[{i}]", f"{w.name} reads the output of {producer}, which the spec does not list; "
+                            f"add [[workloads]] name = \"{producer}\"")
+        if producer and sum(1 for x in workloads if x.name == producer) > 1:
+            raise SpecError(src, f"workloads[{i}]", f"{w.name} reads the output of {producer}, which is listed more than once: "
+                            "which one it reads is ambiguous; list it once")
+    ordered: list[WorkloadSpec] = []
+    remaining = list(workloads)
+    while remaining:
+        for w in remaining:
+            producer = WORKLOADS[w.name].producer
+            if producer is None or any(o.name == producer for o in ordered):
+                ordered.append(w)
+                remaining.remove(w)
+                break
+    return ordered

@@ -1,0 +1,5 @@
+"""Raw results: an append-only, schema-versioned folder per study."""
+
+from .results import ResultsDir, SCHEMA_VERSION, RECORD_FIELDS
+
+__all__ = ["ResultsDir", "SCHEMA_VERSION", "RECORD_FIELDS"]

@@ -1,0 +1,5 @@
+"""Engine-neutral workload definitions: parameters, data flow, metrics."""
+
+from .registry import WORKLOADS, METRICS, Workload, Param, get_workload
+
+__all__ = ["WORKLOADS", "METRICS", "Workload", "Param", "get_workload"]
