@@ -65,12 +65,13 @@ def _parser() -> argparse.ArgumentParser:
 def _cmd_run(spec_path: str, out: str | None, resume: bool, base_dir: Path | None = None, raw=None) -> int:
     from ..spec import load_spec, parse_spec
     from ..runner import StudyRunner
-    from ..report import render_report
 
     spec = parse_spec(raw, source=spec_path, base_dir=base_dir) if raw is not None else load_spec(spec_path)
     out_dir = Path(out) if out else Path("tierbench-results") / spec.name
     runner = StudyRunner(spec, out_dir, [Path(sys.argv[0]).name] + sys.argv[1:], resume=resume)
     results = runner.run()
+    from ..report import render_report  # numpy/scipy/matplotlib: only once there is something to report
+
     html_path, md_path = render_report(results.path)
     records = results.records()
     failed = {r["run_key"] for r in records if r["status"] != "ok"} - {r["run_key"] for r in records if r["status"] == "ok"}

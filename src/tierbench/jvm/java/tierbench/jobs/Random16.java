@@ -26,6 +26,11 @@ public final class Random16 {
 
   private Random16() {}
 
+  /** "a c" of f^(2^i), in hex: lets the tests compare our derived table with Hadoop's. */
+  public static String constant(int i) {
+    return A[i] + " " + C[i];
+  }
+
   /** f^n(0): the generator's state after n steps from zero. */
   public static Unsigned128 skipAhead(long n) {
     Unsigned128 r = new Unsigned128();

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Sets tierbench up in this checkout, on a fresh machine:
+#   - Java 17+ (Debian's openjdk-17-jdk-headless when missing and run as root),
+#   - a virtual environment in .venv with pyspark 4.3.0 and tierbench,
+#   - tierbench's Java Spark jobs, compiled against pyspark's own jars.
+# Usage: ./setup.sh          for running studies (then: .venv/bin/tierbench quickstart)
+#        ./setup.sh --test   also pytest and headless Chromium for the report test
+set -euo pipefail
+cd "$(dirname "$0")"
+
+want_test=0
+[ "${1:-}" = "--test" ] && want_test=1
+
+say() { printf '\033[1msetup:\033[0m %s\n' "$*"; }
+die() { printf 'setup: error: %s\n' "$*" >&2; exit 1; }
+
+# -- Python 3.11+ ---------------------------------------------------------------
+PY=""
+for cand in "${PYTHON:-}" python3.13 python3.12 python3.11 python3; do
+  [ -n "$cand" ] || continue
+  if command -v "$cand" >/dev/null 2>&1 && "$cand" -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null; then
+    PY=$cand; break
+  fi
+done
+[ -n "$PY" ] || die "Python 3.11 or newer is needed (with venv); install it (Debian: apt-get install python3 python3-venv) or set PYTHON=/path/to/python3.11"
+
+# -- Java 17+ (a JDK: the jobs are compiled here) -----------------------------------
+apt_install() {
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    say "installing $* from Debian's packages"
+    if [ -z "${TIERBENCH_APT_UPDATED:-}" ]; then
+      DEBIAN_FRONTEND=noninteractive apt-get update -q >/dev/null
+      export TIERBENCH_APT_UPDATED=1
+    fi
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$@" >/dev/null
+  else
+    return 1
+  fi
+}
+java_ok() {
+  command -v javac >/dev/null 2>&1 || return 1
+  local v
+  v=$(javac -version 2>&1 | sed -E 's/^javac ([0-9]+).*/\1/')
+  [ "${v:-0}" -ge 17 ] 2>/dev/null
+}
+if ! java_ok; then
+  apt_install openjdk-17-jdk-headless || die "a Java 17+ JDK is needed: install openjdk-17-jdk-headless (Debian/Ubuntu) as root, or put a JDK 17+ on PATH"
+  java_ok || die "javac 17+ still not found after installing openjdk-17-jdk-headless"
+fi
+
+# -- the virtual environment -------------------------------------------------------------------
+if [ ! -x .venv/bin/python ]; then
+  say "creating .venv with $PY"
+  "$PY" -m venv .venv || die "could not create a virtual environment (Debian: apt-get install python3-venv)"
+fi
+say "installing tierbench and pyspark 4.3.0 into .venv (first time: about a minute)"
+.venv/bin/python -m pip install -q --upgrade pip >/dev/null
+if [ $want_test = 1 ]; then
+  .venv/bin/python -m pip install -q -e ".[test]"
+else
+  .venv/bin/python -m pip install -q -e .
+fi
+
+say "building tierbench's Java Spark jobs"
+.venv/bin/python -c 'from tierbench.engines.jobs_jar import jobs_jar; print("       ", jobs_jar())'
+
+if [ $want_test = 1 ] && ! command -v chromium >/dev/null 2>&1; then
+  apt_install chromium || say "warning: chromium not installed (needs root + apt); the report rendering test will fail"
+fi
+say "done: .venv/bin/tierbench is ready (try: .venv/bin/tierbench --help)"

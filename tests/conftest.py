@@ -1,0 +1,52 @@
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+
+
+def tierbench(*args, cwd=None, timeout=600, check=False) -> subprocess.CompletedProcess:
+    """Run the CLI as a user would, in its own process."""
+    out = subprocess.run([sys.executable, "-m", "tierbench", *map(str, args)], cwd=cwd, capture_output=True, text=True, timeout=timeout)
+    if check and out.returncode != 0:
+        raise AssertionError(f"tierbench {' '.join(map(str, args))} exited {out.returncode}\n{out.stdout}\n{out.stderr}")
+    return out
+
+
+def write_spec(path: Path, body: str) -> Path:
+    path.write_text(textwrap.dedent(body))
+    return path
+
+
+@pytest.fixture
+def tb():
+    return tierbench
+
+
+@pytest.fixture(scope="session")
+def spark():
+    """One local Spark session with tierbench's jobs jar, for tests of the Java jobs."""
+    from pyspark.sql import SparkSession
+    from tierbench.engines.jobs_jar import jobs_jar
+
+    s = (SparkSession.builder.master("local[2]").appName("tierbench-tests")
+         .config("spark.jars", str(jobs_jar())).config("spark.ui.enabled", "false")
+         .config("spark.ui.showConsoleProgress", "false")
+         .config("spark.serializer", "org.apache.spark.serializer.KryoSerializer").getOrCreate())
+    s.sparkContext.setLogLevel("ERROR")
+    yield s
+    s.stop()
+
+
+@pytest.fixture
+def run_job(spark):
+    import json
+
+    def run(job, **params):
+        return json.loads(spark._jvm.tierbench.jobs.Jobs.run(spark._jsc, job, json.dumps(params)))
+
+    return run

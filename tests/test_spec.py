@@ -1,0 +1,95 @@
+"""Spec validation: every mistake is one line naming the field, exit 2, no traceback, nothing run."""
+
+from pathlib import Path
+
+import pytest
+
+from conftest import write_spec
+from tierbench.errors import SpecError
+from tierbench.spec import make_plan, parse_spec
+
+GOOD = """
+name = "t"
+repeats = 2
+[engine]
+master = "local[2]"
+[storage.a]
+data = ["{d}/a"]
+[storage.b]
+data = ["{d}/a"]
+intermediate = {{ dirs = ["{d}/b"], split = 3 }}
+[[workloads]]
+name = "terasort"
+[[workloads]]
+name = "teragen"
+rows = 1000
+[[workloads]]
+name = "dfsio-write"
+files = 2
+file_size = "1MB"
+"""
+
+
+def test_good_spec_plans_repeats_outermost_and_producers_first(tmp_path):
+    spec = parse_spec(__import__("tomllib").loads(GOOD.format(d=tmp_path)), "s.toml")
+    assert [w.name for w in spec.workloads] == ["teragen", "terasort", "dfsio-write"]
+    assert spec.config("b").split == 3 and spec.config("a").intermediate == spec.config("a").data
+    plan = make_plan(spec)
+    assert len(plan) == 2 * 2 * 3
+    assert [(p.repeat, p.config) for p in plan[:6:3]] == [(1, "a"), (1, "b")]
+    assert [p.key for p in plan[:3]] == ["r1/a/teragen", "r1/a/terasort", "r1/a/dfsio-write"]
+    assert plan[6].repeat == 2
+    assert spec.workloads[2].params["file_size"] == 1 << 20
+
+
+@pytest.mark.parametrize("change,field,words", [
+    (("name = \"t\"", ""), "name", "study name"),
+    (("repeats = 2", "repeats = 0"), "repeats", ">= 1"),
+    (("repeats = 2", "repeats = 2\nrepeat = 3"), "repeat", "unknown field"),
+    (("file_size = \"1MB\"", "file_size = \"1 parsec\""), "workloads[2].file_size", "size"),
+    (("rows = 1000", "rows = 1000\nrowz = 5"), "workloads[1].rowz", "unknown field"),
+    (("name = \"teragen\"", "name = \"terragen\""), "workloads[1].name", "unknown workload"),
+    (("split = 3", "split = 0"), "storage.b.intermediate.split", ">= 1"),
+    (("master = \"local[2]\"", "master = \"mesos-ish\""), "engine.master", "Spark master URL"),
+    (("[storage.a]\ndata = [\"{d}/a\"]", "[storage.a]\nintermediate = [\"{d}/a\"]"), "storage.a.data", "missing"),
+])
+def test_spec_errors_name_the_field(tmp_path, tb, change, field, words):
+    old, new = change
+    text = GOOD.replace(old, new).format(d=tmp_path)
+    spec = write_spec(tmp_path / "s.toml", text)
+    out = tb("run", spec, "--out", tmp_path / "res")
+    assert out.returncode == 2, out.stderr
+    assert "Traceback" not in out.stderr
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1, lines
+    assert field in lines[0] and words in lines[0] and str(spec) in lines[0]
+    assert not (tmp_path / "res").exists()
+
+
+def test_consumer_without_producer_is_a_spec_error(tmp_path):
+    raw = {"name": "t", "storage": {"a": {"data": [str(tmp_path)]}}, "workloads": [{"name": "teravalidate"}]}
+    with pytest.raises(SpecError, match=r"workloads\[0\].*reads the output of terasort"):
+        parse_spec(raw, "s.toml")
+
+
+def test_unwritable_path_is_a_spec_error(tmp_path, tb):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory")
+    spec = write_spec(tmp_path / "s.toml", GOOD.format(d=tmp_path).replace(f"{tmp_path}/b", f"{blocker}/sub"))
+    out = tb("run", spec)
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert "storage.b.intermediate[0]" in out.stderr and "is a file, not a directory" in out.stderr
+
+
+def test_missing_and_malformed_spec_files(tmp_path, tb):
+    out = tb("run", tmp_path / "nope.toml")
+    assert out.returncode == 2 and "no such spec file" in out.stderr
+    bad = write_spec(tmp_path / "bad.toml", "name = \n")
+    out = tb("run", bad)
+    assert out.returncode == 2 and "not valid TOML" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_relative_paths_are_taken_from_the_spec_file(tmp_path):
+    raw = {"name": "t", "storage": {"a": {"data": ["rel/dir"]}}, "workloads": [{"name": "teragen"}]}
+    spec = parse_spec(raw, "s.toml", base_dir=tmp_path)
+    assert spec.config("a").data == (str(tmp_path / "rel" / "dir"),)
