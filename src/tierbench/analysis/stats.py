@@ -108,12 +108,13 @@ def analyse(records: list[dict], baseline: str, configs: list[str], workloads: l
             tp = [r["metrics"].get("aggregate_throughput_mb_s", r["metrics"].get("throughput_mb_s")) for r in runs]
             if all(t is not None for t in tp):
                 an.throughput[(config, wl)] = summarize(tp, config, wl, "throughput_mb_s")
-            if s.n < FEW_REPEATS:
-                an.warnings.append(Warning_(config, wl, f"only {s.n} repeat(s): too few to tell small differences; "
-                                            "set repeats = 5 or more for a decision"))
             if s.n > 1 and s.cv > UNSTABLE_CV:
                 an.warnings.append(Warning_(config, wl, f"unstable: runtime spread (std dev) is {s.cv:.0%} of the mean; "
                                             "add repeats, make the job larger, or check for other load on the machine"))
+    few = sorted({s.n for s in an.runtime.values() if s.n < FEW_REPEATS})
+    if few:
+        an.warnings.insert(0, Warning_("all", "all", f"only {'/'.join(map(str, few))} repeat(s) per configuration and workload: "
+                                       "too few to tell small differences apart; set repeats = 5 or more for a decision"))
     for config in configs:
         if config == baseline:
             continue

@@ -39,7 +39,7 @@ def per_workload_bars(an: Analysis, which: str, runs_by_key: dict, title: str, y
             ax.bar(j, s.median, color=color, alpha=0.85, label=config)
             if s.ci95:
                 lo, hi = s.ci95
-                ax.errorbar(j, s.mean, yerr=[[max(s.mean - lo, 0)], [max(hi - s.mean, 0)]], fmt="none", ecolor="black", capsize=4, lw=1)
+                ax.errorbar(j, s.mean, yerr=[[max(s.mean - max(lo, 0), 0)], [max(hi - s.mean, 0)]], fmt="none", ecolor="black", capsize=4, lw=1)
             ax.scatter([j] * len(runs_by_key[(which, config, wl)]), runs_by_key[(which, config, wl)], color="black", s=10, zorder=3)
         ax.set_title(wl, fontsize=10)
         ax.set_xticks(range(len(an.configs)))
