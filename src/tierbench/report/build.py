@@ -59,6 +59,10 @@ def render_report(path) -> tuple[Path, Path]:
     return html_path, md_path
 
 
+def _where(w) -> str:
+    return "" if w.config == "all" else f"{w.config} / {w.workload}: "
+
+
 def _headline(an: Analysis) -> list[str]:
     lines = []
     for c in an.comparisons:
@@ -157,7 +161,7 @@ def _html(study, an: Analysis, runs, figures) -> str:
     parts += [f"<li>{e(x)}</li>" for x in _headline(an)] or ["<li>Only one configuration: nothing to compare.</li>"]
     parts.append("</ul>")
     for w in an.warnings:
-        parts.append(f"<div class='warn'>⚠ {e(w.config)} / {e(w.workload)}: {e(w.text)}</div>")
+        parts.append(f"<div class='warn'>⚠ {e(_where(w))}{e(w.text)}</div>")
     for r in an.failed:
         parts.append(f"<div class='fail'>✗ {e(r['run_key'])} failed: {e(r.get('error') or '')}</div>")
     for key, title in (("normalised", "Normalised runtime"), ("runtime", "Runtime"), ("throughput", "Throughput")):
@@ -186,7 +190,7 @@ def _markdown(study, an: Analysis, runs) -> str:
     out += [f"- {x}" for x in _headline(an)] or ["- Only one configuration: nothing to compare."]
     if an.warnings or an.failed:
         out += ["", "## Warnings", ""]
-        out += [f"- ⚠ {w.config} / {w.workload}: {w.text}" for w in an.warnings]
+        out += [f"- ⚠ {_where(w)}{w.text}" for w in an.warnings]
         out += [f"- ✗ {r['run_key']} failed: {r.get('error')}" for r in an.failed]
     out += ["", "## Summary", "", _table_md(SUMMARY_HEAD, _summary_rows(an)), "",
             "## Storage configurations", "", _table_md(["name", "data dirs", "intermediate dirs", "description"], _storage_rows(spec)), "",
