@@ -113,3 +113,18 @@ def test_dfsio_records_every_task(run_job, tmp_path):
     assert sizes == [3_000_001] * 3
     r = run_job("dfsio-read", dirs=dirs, files=3, file_bytes=3_000_001)
     assert r["bytes_read"] == 9_000_003
+
+
+def test_terasort_orders_keys_whose_8_byte_prefixes_tie(run_job, tmp_path):
+    import random
+
+    rnd = random.Random(7)
+    prefixes = [rnd.randbytes(8) for _ in range(50)]
+    rows = [rnd.choice(prefixes) + rnd.randbytes(2) + rnd.randbytes(90) for _ in range(5000)]
+    (tmp_path / "in").mkdir()
+    (tmp_path / "in" / "part-00000").write_bytes(b"".join(rows))
+    run_job("terasort", input=[(tmp_path / "in").as_uri()], output=[(tmp_path / "out").as_uri()], partitions=3, split_bytes=100_000)
+    data = _concat(list((tmp_path / "out").glob("part-*")))
+    got = [data[i:i + 100] for i in range(0, len(data), 100)]
+    assert [r[:10] for r in got] == sorted(r[:10] for r in rows)
+    assert sorted(got) == sorted(rows)

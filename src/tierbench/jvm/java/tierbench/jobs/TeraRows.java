@@ -58,11 +58,26 @@ public final class TeraRows {
 
   /** The first 8 key bytes as a long whose signed order is the keys' unsigned order. */
   public static long sortPrefix(byte[] row) {
+    return sortPrefix(row, 0);
+  }
+
+  public static long sortPrefix(byte[] buf, int off) {
     long v = 0;
     for (int i = 0; i < 8; i++) {
-      v = (v << 8) | (row[i] & 0xff);
+      v = (v << 8) | (buf[off + i] & 0xff);
     }
     return v ^ Long.MIN_VALUE;
+  }
+
+  public static int compareKeys(byte[] a, int aOff, byte[] b, int bOff) {
+    for (int i = 0; i < KEY; i++) {
+      int x = a[aOff + i] & 0xff;
+      int y = b[bOff + i] & 0xff;
+      if (x != y) {
+        return x - y;
+      }
+    }
+    return 0;
   }
 
   /** Hadoop's BytesWritable.toString of the key: hex bytes separated by spaces. */

@@ -7,7 +7,6 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Iterator;
 import java.util.List;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
@@ -18,10 +17,12 @@ import org.apache.spark.api.java.JavaSparkContext;
 import scala.Tuple2;
 
 /**
- * TeraSort: sample keys, range-partition, sort, write. Rows are shuffled as
- * (64-bit key prefix, row) so that Spark sorts longs rather than byte arrays;
- * rows whose 8-byte prefixes tie are put in full 10-byte key order as they are
- * written (ties are rare: about n^2 / 2^65 pairs).
+ * TeraSort: sample keys, range-partition, sort, write. Map tasks route rows
+ * to key ranges and ship them as 4 MB chunks of raw rows (a few records per
+ * task instead of one object per row); each reduce task gathers its range
+ * into one array, radix-sorts the row indexes by the 8-byte key prefix, and
+ * puts rows whose prefixes tie in full 10-byte key order (ties are rare:
+ * about n^2 / 2^65 pairs). A reduce partition must fit in one array (< 2 GB).
  */
 final class TeraSort {
   private TeraSort() {}
@@ -94,7 +95,11 @@ final class TeraSort {
 
     @Override
     public int getPartition(Object key) {
-      int i = Arrays.binarySearch(bounds, (Long) key);
+      return partitionOf((Long) key);
+    }
+
+    int partitionOf(long key) {
+      int i = Arrays.binarySearch(bounds, key);
       return i >= 0 ? i + 1 : -(i + 1);
     }
   }
@@ -113,40 +118,88 @@ final class TeraSort {
     out.prepareEmpty(conf.value());
 
     jsc.setJobDescription("terasort: sort " + splits.size() + " splits into " + partitions + " partitions");
-    JavaPairRDD<Long, byte[]> keyed = jsc.parallelize(splits, Math.max(1, splits.size())).flatMapToPair(s -> {
-      RowReader rows = new RowReader(conf.value(), s.path, s.offset, s.length);
-      return new Iterator<Tuple2<Long, byte[]>>() {
-        public boolean hasNext() {
-          return rows.hasNext();
+    final PrefixRangePartitioner ranges = new PrefixRangePartitioner(bounds);
+    final int chunkBytes = CHUNK_ROWS * TeraRows.ROW;
+    // map: route each row to its range; ship rows in chunks of raw bytes, not one object per row
+    JavaPairRDD<Integer, byte[]> chunks = jsc.parallelize(splits, Math.max(1, splits.size())).flatMapToPair(s -> {
+      List<Tuple2<Integer, byte[]>> shipped = new ArrayList<>();
+      int parts = ranges.numPartitions();
+      byte[][] bufs = new byte[parts][];
+      int[] fill = new int[parts];
+      byte[] block = new byte[BLOCK_ROWS * TeraRows.ROW];
+      try (BlockReader reader = new BlockReader(conf.value(), s.path, s.offset, s.length)) {
+        int got;
+        while ((got = reader.read(block)) > 0) {
+          for (int off = 0; off < got; off += TeraRows.ROW) {
+            int r = ranges.partitionOf(TeraRows.sortPrefix(block, off));
+            if (bufs[r] == null) {
+              bufs[r] = new byte[chunkBytes];
+            }
+            System.arraycopy(block, off, bufs[r], fill[r], TeraRows.ROW);
+            fill[r] += TeraRows.ROW;
+            if (fill[r] == chunkBytes) {
+              shipped.add(new Tuple2<>(r, bufs[r]));
+              bufs[r] = null;
+              fill[r] = 0;
+            }
+          }
         }
-
-        public Tuple2<Long, byte[]> next() {
-          byte[] row = rows.next();
-          return new Tuple2<>(TeraRows.sortPrefix(row), row);
+      }
+      for (int r = 0; r < parts; r++) {
+        if (fill[r] > 0) {
+          shipped.add(new Tuple2<>(r, java.util.Arrays.copyOf(bufs[r], fill[r])));
         }
-      };
+      }
+      return shipped.iterator();
     });
-    List<long[]> written = keyed.repartitionAndSortWithinPartitions(new PrefixRangePartitioner(bounds))
+    // reduce: gather a range's rows into one array, radix-sort row indexes by key prefix, write
+    List<long[]> written = chunks.partitionBy(new IdentityPartitioner(ranges.numPartitions()))
         .mapPartitionsWithIndex((part, it) -> {
+          List<byte[]> got = new ArrayList<>();
+          long total = 0;
+          while (it.hasNext()) {
+            byte[] c = it.next()._2;
+            got.add(c);
+            total += c.length;
+          }
+          if (total > Integer.MAX_VALUE - 1024) {
+            throw new IOException("partition " + part + " holds " + total + " bytes, more than one array can: "
+                + "set the terasort `partitions` parameter higher");
+          }
+          byte[] rows = new byte[(int) total];
+          int pos = 0;
+          for (byte[] c : got) {
+            System.arraycopy(c, 0, rows, pos, c.length);
+            pos += c.length;
+          }
+          got.clear();
+          int n = (int) (total / TeraRows.ROW);
+          long[] keys = new long[n];
+          for (int i = 0; i < n; i++) {
+            keys[i] = TeraRows.sortPrefix(rows, i * TeraRows.ROW);
+          }
+          int[] order = RadixSort.order(keys, n);
           long t0 = System.nanoTime();
-          long count = 0;
           Path path = out.partPath(part);
           try (OutputStream os = new BufferedOutputStream(path.getFileSystem(conf.value()).create(path, true), 1 << 20)) {
-            List<byte[]> tied = new ArrayList<>();
-            long tiedPrefix = 0;
-            while (it.hasNext()) {
-              Tuple2<Long, byte[]> kv = it.next();
-              if (!tied.isEmpty() && kv._1 != tiedPrefix) {
-                writeTied(os, tied);
+            int i = 0;
+            while (i < n) {
+              int j = i + 1;
+              while (j < n && keys[order[j]] == keys[order[i]]) {
+                j++;
               }
-              tiedPrefix = kv._1;
-              tied.add(kv._2);
-              count++;
+              if (j - i > 1) {
+                // 8-byte prefixes tie: order this run by the full 10-byte key
+                sortTied(rows, order, i, j);
+              }
+              for (int k = i; k < j; k++) {
+                os.write(rows, order[k] * TeraRows.ROW, TeraRows.ROW);
+              }
+              i = j;
             }
-            writeTied(os, tied);
           }
           long ms = (System.nanoTime() - t0) / 1_000_000;
-          return List.of(new long[] {part, count, ms}).iterator();
+          return List.of(new long[] {part, n, ms}).iterator();
         }, true).collect();
     out.markComplete(conf.value());
 
@@ -165,13 +218,36 @@ final class TeraSort {
     return r;
   }
 
-  private static void writeTied(OutputStream os, List<byte[]> tied) throws IOException {
-    if (tied.size() > 1) {
-      tied.sort(TeraRows::compareKeys);
+  static final int BLOCK_ROWS = 10_000;
+  static final int CHUNK_ROWS = 40_000; // 4 MB of rows per shuffled record
+
+  private static void sortTied(byte[] rows, int[] order, int from, int to) {
+    Integer[] run = new Integer[to - from];
+    for (int k = from; k < to; k++) {
+      run[k - from] = order[k];
     }
-    for (byte[] row : tied) {
-      os.write(row);
+    java.util.Arrays.sort(run, (a, b) -> TeraRows.compareKeys(rows, a * TeraRows.ROW, rows, b * TeraRows.ROW));
+    for (int k = from; k < to; k++) {
+      order[k] = run[k - from];
     }
-    tied.clear();
+  }
+
+  /** Shuffle records are keyed by their reduce partition already. */
+  static final class IdentityPartitioner extends Partitioner {
+    private final int n;
+
+    IdentityPartitioner(int n) {
+      this.n = n;
+    }
+
+    @Override
+    public int numPartitions() {
+      return n;
+    }
+
+    @Override
+    public int getPartition(Object key) {
+      return (Integer) key;
+    }
   }
 }
