@@ -11,8 +11,11 @@ _SIZE = re.compile(r"^\s*([0-9]+(?:\.[0-9]+)?)\s*([KMGT]?)(I?B)?\s*$", re.IGNORE
 MB = 1 << 20
 
 
-def parse_size(value) -> int:
-    """Bytes in `value` (an int is bytes); ValueError with what would be accepted."""
+def parse_size(value, decimal: bool = False) -> int:
+    """Bytes in `value` (an int is bytes); ValueError with what would be accepted.
+
+    decimal=True reads KB/MB/GB/TB as powers of 1000, as drive makers sell capacity
+    (KiB/MiB/GiB/TiB stay binary)."""
     if isinstance(value, bool):
         raise ValueError(f"expected a size such as \"64MB\" or \"2GB\", got {value!r}")
     if isinstance(value, int):
@@ -23,9 +26,13 @@ def parse_size(value) -> int:
         m = _SIZE.match(value)
         if m:
             number, prefix = float(m.group(1)), m.group(2).upper()
+            binary_suffix = (m.group(3) or "").upper() == "IB"
             if m.group(3) is None and prefix == "" and "." in m.group(1):
                 raise ValueError(f"a size in bytes must be whole, got {value!r}")
-            size = int(number * _MULTIPLIERS[prefix])
+            mult = _MULTIPLIERS[prefix]
+            if decimal and not binary_suffix and prefix:
+                mult = 1000 ** "KMGT".index(prefix) * 1000
+            size = int(number * mult)
             if size <= 0:
                 raise ValueError(f"a size must be positive, got {value!r}")
             return size

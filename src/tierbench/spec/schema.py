@@ -14,13 +14,14 @@ from pathlib import Path
 
 from ..errors import SpecError
 from ..workloads import WORKLOADS
+from .cost import CostSpec, parse_cost
 
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 ENGINE_KINDS = ("spark",)
 DROP_CACHES = ("auto", "always", "never")
-TOP_KEYS = ("name", "description", "repeats", "baseline", "drop_caches", "keep_data", "engine", "storage", "workloads")
+TOP_KEYS = ("name", "description", "repeats", "baseline", "drop_caches", "keep_data", "engine", "storage", "workloads", "cost")
 ENGINE_KEYS = ("kind", "master", "driver_memory", "executor_memory", "conf")
-STORAGE_KEYS = ("description", "data", "intermediate")
+STORAGE_KEYS = ("description", "data", "intermediate", "cost")
 INTERMEDIATE_KEYS = ("dirs", "split")
 
 
@@ -61,6 +62,7 @@ class Spec:
     drop_caches: str = "auto"
     keep_data: bool = False
     description: str = ""
+    cost: CostSpec | None = None  # prices for the cost analysis; not part of what runs
 
     def config(self, name: str) -> StorageConfig:
         return next(c for c in self.storage if c.name == name)
@@ -71,8 +73,8 @@ class Spec:
     def fingerprint(self) -> str:
         """Hash of what determines the runs (not the description), to refuse pooling different studies."""
         d = self.to_dict()
-        d.pop("description", None)
-        d.pop("source", None)
+        for analysis_only in ("description", "source", "cost"):
+            d.pop(analysis_only, None)
         return hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()[:16]
 
 
@@ -233,7 +235,9 @@ def parse_spec(raw: dict, source: str = "<spec>", base_dir: Path | None = None) 
         if labels.index(lab) != i:
             raise SpecError(src, f"workloads[{i}]", f"{lab!r} is listed twice; give one of them a distinct `label`")
     workloads = _order_producers_first(src, workloads)
-    return Spec(name, src, repeats, engine, tuple(storage), tuple(workloads), baseline, drop, keep, str(raw.get("description", "")))
+    cost = parse_cost(src, raw.get("cost"), storage_raw)
+    return Spec(name, src, repeats, engine, tuple(storage), tuple(workloads), baseline, drop, keep,
+                str(raw.get("description", "")), cost)
 
 
 def _order_producers_first(src, workloads: list[WorkloadSpec]) -> list[WorkloadSpec]:

@@ -1,0 +1,214 @@
+"""Cost per job, as the seed studies computed it, and what they left out.
+
+The studies' formulas (reproduced exactly, see tests/test_cost.py):
+    jobs per day        = 86400 / runtime_s                       (x utilisation)
+    jobs in N years     = jobs per day x 365 x N
+    $ per job           = configuration price / jobs in N years
+Added here: power ($/kWh x W x runtime), drive wear (bytes written per job
+against the drive's rated endurance; when endurance runs out before the N
+years, the replacements are added to $/job), cost per performance (price /
+MB/s) next to cost per usable capacity ($/TB after replication or erasure
+coding).
+"""
+
+import math
+from dataclasses import dataclass, field, asdict
+from decimal import Decimal, ROUND_DOWN, ROUND_HALF_UP
+
+from ..errors import UserError
+
+SECONDS_PER_DAY = 86400
+DAYS_PER_YEAR = 365
+TB = 10**12  # drive makers' terabytes (endurance and capacity are sold in these)
+
+
+def _positive(name: str, value, allow_zero=False) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value):
+        raise UserError(f"{name}: expected a number, got {value!r}")
+    if value < 0 or (value == 0 and not allow_zero):
+        raise UserError(f"{name}: must be {'>= 0' if allow_zero else '> 0'}, got {value!r}")
+    return float(value)
+
+
+@dataclass(frozen=True)
+class JobCost:
+    runtime_s: float
+    price_usd: float
+    years: float
+    utilisation: float
+    jobs_per_day: float
+    jobs_in_period: float
+    usd_per_job: float
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+def cost_per_job(runtime_s, price_usd, years=3, utilisation=1.0) -> JobCost:
+    runtime_s = _positive("runtime_s", runtime_s)
+    price_usd = _positive("price_usd", price_usd, allow_zero=True)
+    years = _positive("years", years)
+    utilisation = _positive("utilisation", utilisation)
+    if utilisation > 1:
+        raise UserError(f"utilisation: a share of the time between 0 and 1, got {utilisation}")
+    jobs_per_day = SECONDS_PER_DAY / runtime_s * utilisation
+    jobs = jobs_per_day * DAYS_PER_YEAR * years
+    return JobCost(runtime_s, price_usd, years, utilisation, jobs_per_day, jobs, price_usd / jobs)
+
+
+def published_rounding(value: float, decimals: int, mode: str) -> float:
+    """Round as a paper did: "round" (half up) or "truncate" (toward zero)."""
+    q = Decimal(1).scaleb(-decimals)
+    d = Decimal(repr(value)).quantize(q, rounding=ROUND_DOWN if mode == "truncate" else ROUND_HALF_UP)
+    return float(d)
+
+
+# -- bills of materials, power, wear -------------------------------------------------
+
+@dataclass(frozen=True)
+class DriveClass:
+    name: str
+    price_usd: float
+    capacity_bytes: int
+    watts: float = 0.0
+    endurance_bytes: float | None = None  # rated bytes written over the warranty (TBW), None = not rated (HDD)
+
+
+@dataclass(frozen=True)
+class ConfigCost:
+    """What a storage configuration costs to buy and run (from the spec's cost section)."""
+    price_usd: float
+    nodes: int = 1
+    node_watts: float = 0.0
+    drives: dict = field(default_factory=dict)  # drive class name -> count per node
+    data_drive: str | None = None  # the class holding the data dirs
+    intermediate_drive: str | None = None  # the class holding the intermediate dirs
+    copies: float = 1.0  # data-protection overhead: replication factor, or (k+m)/k for erasure coding
+
+    def watts(self, classes: dict[str, DriveClass]) -> float:
+        return self.nodes * (self.node_watts + sum(classes[c].watts * n for c, n in self.drives.items()))
+
+    def usable_bytes(self, classes: dict[str, DriveClass]) -> float | None:
+        if not self.data_drive:
+            return None
+        raw = self.nodes * self.drives.get(self.data_drive, 0) * classes[self.data_drive].capacity_bytes
+        return raw / self.copies
+
+
+@dataclass(frozen=True)
+class Wear:
+    drive: str
+    bytes_per_job_per_drive: float
+    jobs_until_worn: float | None  # None: the class has no rated endurance
+    worn_before_period_ends: bool
+    replacements: int
+    replacement_usd_per_job: float
+
+
+@dataclass(frozen=True)
+class WorkloadCost:
+    config: str
+    workload: str
+    base: JobCost
+    power_usd_per_job: float
+    wear: list[Wear]
+    usd_per_job_total: float  # hardware + power + drive replacements
+    usd_per_mb_s: float | None  # cost per performance
+    usd_per_usable_tb: float | None  # cost per capacity
+
+
+def wear_for(config: ConfigCost, classes: dict[str, DriveClass], written: dict[str, float], jobs_in_period: float) -> list[Wear]:
+    """`written`: bytes one job writes to each drive class (whole cluster)."""
+    out = []
+    for drive, total in written.items():
+        count = config.nodes * config.drives.get(drive, 0)
+        if count == 0 or total <= 0:
+            continue
+        per_drive = total / count
+        cls = classes[drive]
+        if cls.endurance_bytes:
+            jobs_until = cls.endurance_bytes / per_drive
+            worn = jobs_until < jobs_in_period
+            repl = math.ceil(jobs_in_period / jobs_until) - 1 if worn else 0
+            usd = repl * count * cls.price_usd / jobs_in_period
+        else:
+            jobs_until, worn, repl, usd = None, False, 0, 0.0
+        out.append(Wear(drive, per_drive, jobs_until, worn, repl, usd))
+    return out
+
+
+def workload_cost(config_name: str, workload: str, runtime_s: float, throughput_mb_s: float | None,
+                  config: ConfigCost, classes: dict[str, DriveClass], written: dict[str, float],
+                  years: float, utilisation: float, usd_per_kwh: float) -> WorkloadCost:
+    base = cost_per_job(runtime_s, config.price_usd, years, utilisation)
+    power = config.watts(classes) * runtime_s / 3.6e6 * usd_per_kwh
+    wear = wear_for(config, classes, written, base.jobs_in_period)
+    usable = config.usable_bytes(classes)
+    return WorkloadCost(
+        config_name, workload, base, power, wear,
+        base.usd_per_job + power + sum(w.replacement_usd_per_job for w in wear),
+        config.price_usd / throughput_mb_s if throughput_mb_s else None,
+        config.price_usd / (usable / TB) if usable else None,
+    )
+
+
+# -- from a study's stored results ------------------------------------------------------
+
+def bytes_written_model(workload: str, metrics: dict) -> dict[str, float]:
+    """Bytes one run writes, by kind of directory, from the workload model (before replication):
+    TeraGen and DFSIO write their data; TeraSort writes its output to the data dirs and its
+    map output (the shuffle, about its input's size) once to the intermediate dirs."""
+    mb = metrics.get("data_mb", 0.0) * (1 << 20)
+    if workload in ("teragen", "dfsio-write"):
+        return {"data": mb, "intermediate": 0.0}
+    if workload == "terasort":
+        return {"data": mb, "intermediate": mb}
+    return {"data": 0.0, "intermediate": 0.0}
+
+
+def cost_from_dict(cost: dict) -> tuple[dict[str, DriveClass], dict[str, ConfigCost]]:
+    classes = {n: DriveClass(**d) for n, d in cost.get("drive_classes", {}).items()}
+    configs = {n: ConfigCost(**c) for n, c in cost.get("configs", {}).items()}
+    return classes, configs
+
+
+def study_costs(cost: dict, analysis, runs: list[dict]) -> list[WorkloadCost]:
+    """Cost figures per (configuration, workload) that has a price, from median runtime and throughput."""
+    classes, configs = cost_from_dict(cost)
+    out = []
+    for config in analysis.configs:
+        cc = configs.get(config)
+        if cc is None:
+            continue
+        for wl in analysis.workloads:
+            s = analysis.runtime.get((config, wl))
+            if s is None:
+                continue
+            t = analysis.throughput.get((config, wl))
+            ok = [r for r in runs if r["status"] == "ok" and r["config"] == config and r["label"] == wl]
+            written_kind = bytes_written_model(ok[0]["workload"], ok[0]["metrics"])
+            written: dict[str, float] = {}
+            for kind, drive in (("data", cc.data_drive), ("intermediate", cc.intermediate_drive)):
+                if drive and written_kind[kind]:
+                    factor = cc.copies if kind == "data" else 1.0
+                    written[drive] = written.get(drive, 0.0) + written_kind[kind] * factor
+            out.append(workload_cost(config, wl, s.median, t.median if t else None, cc, classes, written,
+                                     cost["years"], cost["utilisation"], cost["usd_per_kwh"]))
+    return out
+
+
+def cost_summary(costs: list[WorkloadCost], baseline: str) -> list[str]:
+    """Plain sentences: 'split costs 5% more to buy and 24% less per terasort job than single'."""
+    by = {(c.config, c.workload): c for c in costs}
+    lines = []
+    for c in costs:
+        b = by.get((baseline, c.workload))
+        if c.config == baseline or b is None or b.base.price_usd == 0:
+            continue
+        buy = c.base.price_usd / b.base.price_usd - 1
+        per_job = c.usd_per_job_total / b.usd_per_job_total - 1
+        buy_txt = "the same to buy" if abs(buy) < 0.005 else f"{abs(buy):.0%} {'more' if buy > 0 else 'less'} to buy"
+        job_txt = "the same" if abs(per_job) < 0.005 else f"{abs(per_job):.0%} {'more' if per_job > 0 else 'less'}"
+        lines.append(f"{c.config} costs {buy_txt} and {job_txt} per {c.workload} job than {baseline} "
+                     f"(${c.usd_per_job_total:.4g} vs ${b.usd_per_job_total:.4g} per job over {c.base.years:g} years)")
+    return lines
