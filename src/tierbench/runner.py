@@ -79,6 +79,7 @@ class StudyRunner:
                 raise UserError(f"{self.results.path}: the spec changed since these results were recorded "
                                 "(configurations, workloads or repeats differ); runs cannot be pooled: use another --out")
             records = self.results.records()
+            self.results.update_study(spec=spec.to_dict())  # prices and descriptions may have been edited
         else:
             self.results.create({
                 "name": spec.name,

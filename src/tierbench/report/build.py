@@ -5,6 +5,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from .. import __version__
+from ..analysis.cost import cost_summary, study_costs
 from ..analysis.stats import analyse, Analysis
 from ..runner import latest_ok
 from ..store import ResultsDir
@@ -47,16 +48,48 @@ def render_report(path) -> tuple[Path, Path]:
             ok = [r for r in runs if r["status"] == "ok" and r["config"] == config and r["label"] == wl]
             runs_by_key[("runtime", config, wl)] = [r["wall_s"] for r in ok]
             runs_by_key[("throughput", config, wl)] = [r["metrics"].get("aggregate_throughput_mb_s", r["metrics"].get("throughput_mb_s")) for r in ok]
+    cost = spec.get("cost")
+    costs = study_costs(cost, an, runs) if cost else []
     figures = {
         "runtime": charts.per_workload_bars(an, "runtime", runs_by_key, "Runtime per workload (bar: median; whiskers: 95% CI; dots: runs)", "wall time (s)"),
         "throughput": charts.per_workload_bars(an, "throughput", runs_by_key, "Throughput per workload (median; DFSIO: aggregate MB/s)", "MB/s"),
         "normalised": charts.normalised_runtime(an),
+        "cost": charts.cost_per_job(costs),
     }
     html_path = rd.path / "report.html"
     md_path = rd.path / "report.md"
-    html_path.write_text(_html(study, an, runs, figures))
-    md_path.write_text(_markdown(study, an, runs))
+    html_path.write_text(_html(study, an, runs, figures, cost, costs))
+    md_path.write_text(_markdown(study, an, runs, cost, costs))
     return html_path, md_path
+
+
+COST_HEAD = ["workload", "config", "price $", "median runtime s", "jobs/day", "jobs in period", "$/job hardware",
+             "$/job power", "$/job total", "$ per MB/s", "$ per usable TB", "drive wear per job"]
+
+
+def _cost_rows(costs) -> list[list[str]]:
+    rows = []
+    for c in sorted(costs, key=lambda c: c.workload):
+        wear = "; ".join(
+            f"{w.drive}: {format_size(w.bytes_per_job_per_drive)}/drive, "
+            + (f"worn after {w.jobs_until_worn:,.0f} jobs" + (f" (before the period ends: {w.replacements} replacement(s) added)" if w.worn_before_period_ends else " (after the period)")
+               if w.jobs_until_worn is not None else "no rated endurance")
+            for w in c.wear) or "–"
+        rows.append([c.workload, c.config, f"{c.base.price_usd:,.0f}", f"{c.base.runtime_s:.2f}", f"{c.base.jobs_per_day:,.1f}",
+                     f"{c.base.jobs_in_period:,.0f}", f"{c.base.usd_per_job:.3g}", f"{c.power_usd_per_job:.2g}",
+                     f"{c.usd_per_job_total:.3g}", f"{c.usd_per_mb_s:,.0f}" if c.usd_per_mb_s else "–",
+                     f"{c.usd_per_usable_tb:,.0f}" if c.usd_per_usable_tb else "–", wear])
+    return rows
+
+
+def _cost_intro(cost) -> str:
+    label = "EXAMPLE PRICES — from the spec's example price list, not quotes: put your own in [cost]. " if cost.get("example_prices") else ""
+    return (f"{label}Formulas of the studies: jobs/day = 86400 / median runtime x utilisation ({cost['utilisation']:g}); "
+            f"jobs in {cost['years']:g} years = jobs/day x 365 x {cost['years']:g}; $/job = price / jobs in the period. Added: power at "
+            f"${cost['usd_per_kwh']:g}/kWh, and drive wear: bytes written per job (workload model: data written x replication; "
+            "TeraSort's shuffle once to the intermediate drives) against rated endurance, with replacements added to $/job "
+            "when endurance ends before the period. $ per MB/s is price / median throughput; $ per usable TB is price / "
+            "data-drive capacity after replication or erasure coding.")
 
 
 def _where(w) -> str:
@@ -149,7 +182,7 @@ th{background:#f4f4f4} .warn{background:#fff6e0;border-left:4px solid #e0a000;pa
 """
 
 
-def _html(study, an: Analysis, runs, figures) -> str:
+def _html(study, an: Analysis, runs, figures, cost, costs) -> str:
     spec = study["spec"]
     e = html.escape
     parts = [f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>tierbench report: {e(spec['name'])}</title>",
@@ -167,6 +200,13 @@ def _html(study, an: Analysis, runs, figures) -> str:
     for key, title in (("normalised", "Normalised runtime"), ("runtime", "Runtime"), ("throughput", "Throughput")):
         if figures.get(key):
             parts.append(f"<h2>{title}</h2><div class='figure' id='chart-{key}'>{figures[key]}</div>")
+    if costs:
+        parts.append("<h2>Cost per job</h2>")
+        parts.append(f"<p class='{'warn' if cost.get('example_prices') else 'muted'}'>{e(_cost_intro(cost))}</p>")
+        parts.append("<ul class='headline'>" + "".join(f"<li>{e(x)}</li>" for x in cost_summary(costs, an.baseline)) + "</ul>")
+        if figures.get("cost"):
+            parts.append(f"<div class='figure' id='chart-cost'>{figures['cost']}</div>")
+        parts.append(_table_html(COST_HEAD, _cost_rows(costs)))
     parts.append("<h2>Summary per configuration and workload</h2>")
     parts.append(_table_html(SUMMARY_HEAD, _summary_rows(an)))
     parts.append("<p class='muted'>Runtime is the job's wall time measured around the engine call. The 95% CI is Student's t "
@@ -182,7 +222,7 @@ def _html(study, an: Analysis, runs, figures) -> str:
     return "\n".join(parts)
 
 
-def _markdown(study, an: Analysis, runs) -> str:
+def _markdown(study, an: Analysis, runs, cost, costs) -> str:
     spec = study["spec"]
     out = [f"# tierbench report: {spec['name']}", "",
            f"{spec.get('description') or ''} Baseline: **{an.baseline}**. {len(runs)} stored runs; "
@@ -192,7 +232,11 @@ def _markdown(study, an: Analysis, runs) -> str:
         out += ["", "## Warnings", ""]
         out += [f"- ⚠ {_where(w)}{w.text}" for w in an.warnings]
         out += [f"- ✗ {r['run_key']} failed: {r.get('error')}" for r in an.failed]
-    out += ["", "## Summary", "", _table_md(SUMMARY_HEAD, _summary_rows(an)), "",
+    out += ["", "## Summary", "", _table_md(SUMMARY_HEAD, _summary_rows(an)), ""]
+    if costs:
+        out += ["## Cost per job", "", _cost_intro(cost), ""] + [f"- {x}" for x in cost_summary(costs, an.baseline)]
+        out += ["", _table_md(COST_HEAD, _cost_rows(costs)), ""]
+    out += [
             "## Storage configurations", "", _table_md(["name", "data dirs", "intermediate dirs", "description"], _storage_rows(spec)), "",
             "## Environment", "", _table_md(["", ""], _environment(study, runs)), "",
             "## Every run", "", _table_md(RUN_HEAD, _run_rows(runs)), ""]

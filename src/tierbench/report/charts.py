@@ -78,3 +78,31 @@ def normalised_runtime(an: Analysis) -> str | None:
     ax.grid(axis="y", alpha=0.3)
     fig.tight_layout()
     return _svg(fig)
+
+
+def cost_per_job(costs) -> str | None:
+    """$/job (hardware + power + drive replacements) per workload, one bar per configuration."""
+    if not costs:
+        return None
+    workloads = list(dict.fromkeys(c.workload for c in costs))
+    configs = list(dict.fromkeys(c.config for c in costs))
+    by = {(c.config, c.workload): c for c in costs}
+    fig, ax = plt.subplots(figsize=(max(5, 1.4 * len(workloads) * len(configs) / 2 + 2), 3.4))
+    width = 0.8 / len(configs)
+    for j, config in enumerate(configs):
+        xs, ys = [], []
+        for i, wl in enumerate(workloads):
+            if (config, wl) in by:
+                xs.append(i + (j - (len(configs) - 1) / 2) * width)
+                ys.append(by[(config, wl)].usd_per_job_total)
+        bars = ax.bar(xs, ys, width=width, color=PALETTE[j % len(PALETTE)], label=config)
+        ax.bar_label(bars, fmt="%.2g", fontsize=7)
+    ax.set_xticks(range(len(workloads)))
+    ax.set_xticklabels(workloads, fontsize=9)
+    ax.set_ylabel("USD per job")
+    years = costs[0].base.years
+    ax.set_title(f"Cost per job over {years:g} years (hardware + power + drive replacements; lower is better)", fontsize=10)
+    ax.legend(fontsize=8)
+    ax.grid(axis="y", alpha=0.3)
+    fig.tight_layout()
+    return _svg(fig)
