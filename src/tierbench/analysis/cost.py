@@ -210,5 +210,5 @@ def cost_summary(costs: list[WorkloadCost], baseline: str) -> list[str]:
         buy_txt = "the same to buy" if abs(buy) < 0.005 else f"{abs(buy):.0%} {'more' if buy > 0 else 'less'} to buy"
         job_txt = "the same" if abs(per_job) < 0.005 else f"{abs(per_job):.0%} {'more' if per_job > 0 else 'less'}"
         lines.append(f"{c.config} costs {buy_txt} and {job_txt} per {c.workload} job than {baseline} "
-                     f"(${c.usd_per_job_total:.4g} vs ${b.usd_per_job_total:.4g} per job over {c.base.years:g} years)")
+                     f"({c.usd_per_job_total / b.usd_per_job_total:.2f}x its $/job over {c.base.years:g} years)")
     return lines

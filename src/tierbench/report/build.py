@@ -1,6 +1,7 @@
 """The study report: report.html (self-contained, charts inline) and report.md, from stored results only."""
 
 import html
+import math
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -63,8 +64,15 @@ def render_report(path) -> tuple[Path, Path]:
     return html_path, md_path
 
 
-COST_HEAD = ["workload", "config", "price $", "median runtime s", "jobs/day", "jobs in period", "$/job hardware",
-             "$/job power", "$/job total", "$ per MB/s", "$ per usable TB", "drive wear per job"]
+COST_HEAD = ["workload", "config", "price $", "median runtime s", "jobs/day", "jobs in period", "hardware $/job",
+             "power $/job", "total $/job", "$ per MB/s", "$ per usable TB", "drive wear per job"]
+
+
+def _usd(x: float) -> str:
+    """Dollars without scientific notation: $4.60, $0.69, $0.0000849."""
+    if x == 0 or abs(x) >= 0.01:
+        return f"${x:,.2f}"
+    return f"${x:.{2 - math.floor(math.log10(abs(x)))}f}"
 
 
 def _cost_rows(costs) -> list[list[str]]:
@@ -76,8 +84,8 @@ def _cost_rows(costs) -> list[list[str]]:
                if w.jobs_until_worn is not None else "no rated endurance")
             for w in c.wear) or "–"
         rows.append([c.workload, c.config, f"{c.base.price_usd:,.0f}", f"{c.base.runtime_s:.2f}", f"{c.base.jobs_per_day:,.1f}",
-                     f"{c.base.jobs_in_period:,.0f}", f"{c.base.usd_per_job:.3g}", f"{c.power_usd_per_job:.2g}",
-                     f"{c.usd_per_job_total:.3g}", f"{c.usd_per_mb_s:,.0f}" if c.usd_per_mb_s else "–",
+                     f"{c.base.jobs_in_period:,.0f}", _usd(c.base.usd_per_job), _usd(c.power_usd_per_job),
+                     _usd(c.usd_per_job_total), f"{c.usd_per_mb_s:,.0f}" if c.usd_per_mb_s else "–",
                      f"{c.usd_per_usable_tb:,.0f}" if c.usd_per_usable_tb else "–", wear])
     return rows
 
