@@ -35,6 +35,9 @@ class StudyProgress:
         self.progress.update(self.run_task, description=f"{run_key}: {text}", completed=done or 0, total=total)
 
     def stage(self, run_key: str, event: dict) -> None:
+        if not event.get("total"):  # an engine that reports no task counts (Hadoop's job client)
+            self.phase(run_key, event.get("name") or "running")
+            return
         self.phase(run_key, f"stage {event['stage']} ({event['done']}/{event['total']} tasks)", event["done"], event["total"])
 
     def finished(self, run_key: str, status: str, wall_s: float | None, note: str = "") -> None:

@@ -1,25 +1,23 @@
 """Runs a study: the plan, one run at a time, each recorded the moment it ends.
 
-A run's lifecycle, in this order: prepare (paths, stale output) -> drop page
-cache -> measure (the engine runs the job) -> verify (e.g. TeraValidate's
-checksum against TeraGen's) -> record (appended and fsync'ed) ; when a
-(configuration, repeat) group is complete and all its runs are ok, its data
-is deleted (only under tierbench's own roots).
+A run's lifecycle, in this order: prepare (paths; stale output of an
+interrupted attempt removed) -> drop page cache -> measure (the engine runs
+the job) -> verify (e.g. TeraValidate's checksum against TeraGen's) -> record
+(appended and fsync'ed). When a (variant, repeat) group is complete and all
+its runs are ok, its data is deleted (only under tierbench's own roots).
 """
 
 import os
 import subprocess
-import sys
-import time
 from datetime import datetime, timezone
 from pathlib import Path
 
-from .engines.spark import EngineError, SparkApp, engine_env, job_params, spark_conf
+from .engines.base import EngineError, JobRequest
 from .errors import UserError
 from .machine import machine_facts, tool_facts
 from .progress import StudyProgress
 from .spec import Spec, make_plan
-from .storage import StudyLayout
+from .storage import StudyLayout, to_uri
 from .store import ResultsDir, SCHEMA_VERSION
 from .workloads import WORKLOADS
 from .workloads.measure import measure
@@ -53,6 +51,13 @@ def latest_ok(records: list[dict]) -> dict[str, dict]:
     return out
 
 
+def make_engines(spec: Spec, log_dir: Path) -> dict:
+    from .engines.hadoop import HadoopEngine
+    from .engines.spark import SparkEngine
+
+    return {e.name: SparkEngine(e, spec.name, log_dir) if e.kind == "spark" else HadoopEngine(e, log_dir) for e in spec.engines}
+
+
 class StudyRunner:
     def __init__(self, spec: Spec, out_dir: Path, command_line: list[str], resume: bool = False):
         self.spec = spec
@@ -61,8 +66,6 @@ class StudyRunner:
         self.command_line = command_line
         self.resume = resume
         self.plan = make_plan(spec)
-        self._app: SparkApp | None = None
-        self._app_config: str | None = None
 
     # -- before anything runs -----------------------------------------------
     def prepare(self) -> list[dict]:
@@ -77,7 +80,7 @@ class StudyRunner:
                                 "pass --resume to continue it, or choose another --out")
             if study.get("fingerprint") != spec.fingerprint():
                 raise UserError(f"{self.results.path}: the spec changed since these results were recorded "
-                                "(configurations, workloads or repeats differ); runs cannot be pooled: use another --out")
+                                "(configurations, engines, workloads or repeats differ); runs cannot be pooled: use another --out")
             records = self.results.records()
             self.results.update_study(spec=spec.to_dict())  # prices and descriptions may have been edited
         else:
@@ -85,6 +88,7 @@ class StudyRunner:
                 "name": spec.name,
                 "fingerprint": spec.fingerprint(),
                 "spec": spec.to_dict(),
+                "variants": [v.__dict__ for v in spec.variants()],
                 "plan": [p.to_dict() for p in self.plan],
                 "created_at": _now(),
                 "command_line": self.command_line,
@@ -103,11 +107,12 @@ class StudyRunner:
         progress = StudyProgress(len(self.plan), len(self.plan) - len(todo), console)
         if done:
             progress.info(f"resuming: {len(done)} of {len(self.plan)} runs already recorded ok, {len(todo)} to go")
+        engines = make_engines(self.spec, self.results.path / "logs")
         all_ok = True
         try:
             with progress:
                 for planned in todo:
-                    record = self._run_one(planned, done, progress)
+                    record = self._run_one(planned, done, progress, engines[planned.engine])
                     self.results.append(record)
                     if record["status"] == "ok":
                         done[planned.key] = record
@@ -117,75 +122,55 @@ class StudyRunner:
                                       "" if record["status"] == "ok" else record["error"][:200])
                     self._cleanup_group_if_complete(planned, done)
         finally:
-            self._stop_app()
+            for e in engines.values():
+                e.close()
         if all(p.key in done for p in self.plan) and not self.spec.keep_data:
             self.layout.release()
         elif not all_ok:
             progress.info("some runs failed; their data is kept for --resume")
         return self.results
 
-    def _group_runs(self, planned):
-        return [p for p in self.plan if p.repeat == planned.repeat and p.config == planned.config]
-
     def _cleanup_group_if_complete(self, planned, done) -> None:
-        group = self._group_runs(planned)
+        group = [p for p in self.plan if p.repeat == planned.repeat and p.variant == planned.variant]
         if self.spec.keep_data or not all(p.key in done for p in group):
             return
-        config = self.spec.config(planned.config)
-        for d in self.layout.repeat_dirs(config, planned.repeat):
+        for d in self.layout.repeat_dirs(self.spec.config(planned.config), planned.variant, planned.repeat):
             self.layout.remove(d)
 
-    def _app_for(self, config_name: str, progress: StudyProgress, run_key: str) -> SparkApp:
-        if self._app is not None and self._app_config == config_name:
-            return self._app
-        self._stop_app()
-        progress.phase(run_key, f"starting Spark for {config_name}")
-        config = self.spec.config(config_name)
-        local_dirs = self.layout.intermediate_dirs(config)
-        for d in local_dirs:
-            d.mkdir(parents=True, exist_ok=True)
-        conf = spark_conf(self.spec.engine, f"tierbench {self.spec.name} {config_name}", local_dirs)
-        self._app = SparkApp(conf, self.results.log_path(f"spark-{config_name}.log"), engine_env(self.spec.engine))
-        self._app_config = config_name
-        return self._app
-
-    def _stop_app(self) -> None:
-        if self._app is not None:
-            self._app.stop()
-            self._app, self._app_config = None, None
-
-    def _run_one(self, planned, done: dict, progress: StudyProgress) -> dict:
+    def _run_one(self, planned, done: dict, progress: StudyProgress, engine) -> dict:
         spec = self.spec
         config = spec.config(planned.config)
         wspec = next(w for w in spec.workloads if w.label == planned.label)
         wl = WORKLOADS[wspec.name]
         producer = next((w for w in spec.workloads if w.name == wl.producer), None)
+        local_dirs = self.layout.intermediate_dirs(config, planned.variant)
         record = {
-            "schema_version": SCHEMA_VERSION, "study": spec.name, "run_key": planned.key, "config": config.name,
-            "workload": wspec.name, "label": wspec.label, "params": wspec.params, "engine": spec.engine.kind,
-            "repeat": planned.repeat, "attempt": 1, "status": "failed", "wall_s": None, "metrics": {}, "details": {},
-            "started_at": _now(), "ended_at": None, "error": None, "page_cache_dropped": False,
-            "command_line": self.command_line, "engine_version": None, "engine_conf": {},
+            "schema_version": SCHEMA_VERSION, "study": spec.name, "run_key": planned.key, "variant": planned.variant,
+            "config": config.name, "workload": wspec.name, "label": wspec.label, "params": wspec.params,
+            "engine": engine.name, "engine_kind": engine.kind, "repeat": planned.repeat, "attempt": 1, "status": "failed",
+            "wall_s": None, "metrics": {}, "details": {}, "started_at": _now(), "ended_at": None, "error": None,
+            "page_cache_dropped": False, "command_line": self.command_line, "engine_version": None, "engine_conf": {},
             "storage": {"name": config.name, "data": list(config.data), "intermediate": list(config.intermediate),
-                        "split": config.split, "local_dirs": [str(d) for d in self.layout.intermediate_dirs(config)]},
+                        "split": config.split, "local_dirs": [str(d) for d in local_dirs]},
             "machine": machine_facts(), **tool_facts(),
         }
         # prepare
         if producer is not None:
-            pkey = f"r{planned.repeat}/{config.name}/{producer.label}"
+            pkey = f"r{planned.repeat}/{planned.variant}/{producer.label}"
             if pkey not in done:
                 record["error"] = f"not run: {producer.label} did not complete in this repeat, so there is no input"
                 record["ended_at"] = _now()
                 return record
-        inputs = [d.as_uri() for d in self.layout.dataset_dirs(config, planned.repeat, wl.consumes)] if wl.consumes else []
-        outputs = [d.as_uri() for d in self.layout.dataset_dirs(config, planned.repeat, wl.produces)] if wl.produces else []
-        params = job_params(wspec, inputs, outputs, producer)
+        dirs = lambda ds: self.layout.dataset_dirs(config, planned.variant, planned.repeat, ds)
+        inputs = [to_uri(d) for d in dirs(wl.consumes)] if wl.consumes else []
+        outputs = dirs(wl.produces) if wl.produces else []
+        scratch = self.layout.scratch_dir(config, planned.variant, planned.repeat, wspec.label)
+        for stale in [*outputs, scratch]:
+            self.layout.remove(stale)  # left by an interrupted attempt; engines refuse existing output
         try:
-            app = self._app_for(config.name, progress, planned.key)
-        except (EngineError, OSError, RuntimeError) as e:
-            raise UserError(f"could not start Spark for storage configuration {config.name!r}: {e}") from None
-        record["engine_version"] = f"spark {app.spark_version}"
-        record["engine_conf"] = app.full_conf
+            engine.open(planned.variant, config, local_dirs, lambda text: progress.phase(planned.key, text))
+        except EngineError as e:
+            raise UserError(f"could not start the {engine.kind} engine for {planned.variant!r}: {e}") from None
         # drop caches
         if spec.drop_caches != "never" and can_drop_caches():
             progress.phase(planned.key, "dropping the page cache")
@@ -193,27 +178,32 @@ class StudyRunner:
         # measure
         progress.phase(planned.key, "running")
         record["started_at"] = _now()
+        req = JobRequest(planned.key, wspec, producer, inputs, [to_uri(d) for d in outputs], local_dirs, scratch)
         try:
-            ev = app.run(wspec.name, params, lambda e: progress.stage(planned.key, e))
+            outcome = engine.run(req, lambda e: progress.stage(planned.key, e))
         except EngineError as e:
-            self._app, self._app_config = None, None
+            outcome = None
             record["error"] = str(e)
-            record["ended_at"] = _now()
-            return record
         record["ended_at"] = _now()
-        record["wall_s"] = ev["wall_s"]
-        if not ev["ok"]:
-            record["error"] = ev["error"]
+        record["engine_version"] = engine.version
+        record["engine_conf"] = engine.conf
+        if outcome is None:
+            return record
+        record["wall_s"] = outcome.wall_s
+        if outcome.log:
+            record["details"]["log"] = os.path.relpath(outcome.log, self.results.path)
+        if not outcome.ok:
+            record["error"] = outcome.error
             return record
         # verify
         expected = {}
         if wl.verifies:
-            gen = next((r for r in done.values() if r["repeat"] == planned.repeat and r["config"] == config.name
+            gen = next((r for r in done.values() if r["repeat"] == planned.repeat and r["variant"] == planned.variant
                         and r["workload"] == "teragen"), None)
             if gen is not None:
                 expected = {"expected_checksum": gen["details"].get("checksum"), "expected_rows": gen["details"].get("rows")}
-        m = measure(wspec.name, ev["result"], ev["wall_s"], expected)
-        record["metrics"], record["details"] = m.metrics, m.details
+        m = measure(wspec.name, outcome.result, outcome.wall_s, expected)
+        record["metrics"], record["details"] = m.metrics, {**record["details"], **m.details}
         if m.failure:
             record["error"] = m.failure
             return record

@@ -172,12 +172,15 @@ def cost_from_dict(cost: dict) -> tuple[dict[str, DriveClass], dict[str, ConfigC
     return classes, configs
 
 
-def study_costs(cost: dict, analysis, runs: list[dict]) -> list[WorkloadCost]:
-    """Cost figures per (configuration, workload) that has a price, from median runtime and throughput."""
+def study_costs(cost: dict, analysis, runs: list[dict], config_of: dict[str, str]) -> list[WorkloadCost]:
+    """Cost figures per (variant, workload) whose storage configuration has a price,
+    from median runtime and throughput. `config_of` maps variant -> storage configuration."""
+    from .stats import variant_of
+
     classes, configs = cost_from_dict(cost)
     out = []
     for config in analysis.configs:
-        cc = configs.get(config)
+        cc = configs.get(config_of.get(config, config))
         if cc is None:
             continue
         for wl in analysis.workloads:
@@ -185,7 +188,7 @@ def study_costs(cost: dict, analysis, runs: list[dict]) -> list[WorkloadCost]:
             if s is None:
                 continue
             t = analysis.throughput.get((config, wl))
-            ok = [r for r in runs if r["status"] == "ok" and r["config"] == config and r["label"] == wl]
+            ok = [r for r in runs if r["status"] == "ok" and variant_of(r) == config and r["label"] == wl]
             written_kind = bytes_written_model(ok[0]["workload"], ok[0]["metrics"])
             written: dict[str, float] = {}
             for kind, drive in (("data", cc.data_drive), ("intermediate", cc.intermediate_drive)):

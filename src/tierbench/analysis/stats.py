@@ -91,15 +91,21 @@ class Analysis:
     failed: list[dict] = field(default_factory=list)
 
 
+def variant_of(record: dict) -> str:
+    """The compared unit: the storage configuration, or config@engine in a study of several engines."""
+    return record.get("variant") or record["config"]
+
+
 def analyse(records: list[dict], baseline: str, configs: list[str], workloads: list[str]) -> Analysis:
-    """`records`: one ok record per run (the latest ok of each key); failed ones are listed, not pooled."""
+    """`records`: one ok record per run (the latest ok of each key); failed ones are listed, not pooled.
+    `configs` are the variants compared (storage configurations, or config@engine)."""
     an = Analysis(baseline, configs, workloads)
     ok = [r for r in records if r["status"] == "ok"]
     an.failed = [r for r in records if r["status"] != "ok"]
     walls: dict[tuple[str, str], list[float]] = {}
     for config in configs:
         for wl in workloads:
-            runs = [r for r in ok if r["config"] == config and r["label"] == wl]
+            runs = [r for r in ok if variant_of(r) == config and r["label"] == wl]
             if not runs:
                 continue
             w = [r["wall_s"] for r in runs]

@@ -14,16 +14,13 @@ import sys
 from pathlib import Path
 from typing import Callable
 
-from ..spec import EngineSpec, WorkloadSpec
+from ..spec import EngineSpec, StorageConfig, WorkloadSpec
 from ..units import MB
+from .base import EngineError, JobOutcome, JobRequest
 from .jobs_jar import jobs_jar
 
 SUPPORTED = ("teragen", "terasort", "teravalidate", "dfsio-write", "dfsio-read")
 SECRET_WORDS = ("secret", "password", "access.key", "token", "credential")
-
-
-class EngineError(Exception):
-    """The engine itself failed (did not start, died): the study cannot go on."""
 
 
 def redact(conf: dict) -> dict:
@@ -141,3 +138,48 @@ def engine_env(engine: EngineSpec) -> dict:
         # the host name may resolve to an address that is not this machine's; local mode needs none
         env.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     return env
+
+
+class SparkEngine:
+    """One Spark application at a time, for the variant being run; restarted when the variant changes."""
+
+    kind = "spark"
+
+    def __init__(self, spec: EngineSpec, study: str, log_dir: Path):
+        self.spec, self.name, self.study, self.log_dir = spec, spec.name, study, log_dir
+        self.version: str | None = None
+        self.conf: dict = {}
+        self._app: SparkApp | None = None
+        self._variant: str | None = None
+
+    def open(self, variant: str, config: StorageConfig, local_dirs: list[Path], on_phase) -> None:
+        if self._app is not None and self._variant == variant and self._app.proc.poll() is None:
+            return
+        self.close()
+        on_phase(f"starting Spark for {variant}")
+        for d in local_dirs:
+            d.mkdir(parents=True, exist_ok=True)
+        conf = spark_conf(self.spec, f"tierbench {self.study} {variant}", local_dirs)
+        try:
+            self._app = SparkApp(conf, self.log_dir / f"spark-{variant}.log", engine_env(self.spec))
+        except (OSError, RuntimeError) as e:
+            raise EngineError(str(e)) from None
+        self._variant = variant
+        self.version = f"spark {self._app.spark_version}"
+        self.conf = self._app.full_conf
+
+    def run(self, req: JobRequest, on_progress) -> JobOutcome:
+        params = job_params(req.workload, req.inputs, req.outputs, req.producer)
+        try:
+            ev = self._app.run(req.workload.name, params, on_progress)
+        except EngineError:
+            self._app, self._variant = None, None
+            raise
+        if not ev["ok"]:
+            return JobOutcome(False, ev["wall_s"], error=ev["error"])
+        return JobOutcome(True, ev["wall_s"], ev["result"])
+
+    def close(self) -> None:
+        if self._app is not None:
+            self._app.stop()
+            self._app, self._variant = None, None

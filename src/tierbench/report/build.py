@@ -7,7 +7,7 @@ from pathlib import Path
 
 from .. import __version__
 from ..analysis.cost import cost_summary, study_costs
-from ..analysis.stats import analyse, Analysis
+from ..analysis.stats import analyse, variant_of, Analysis
 from ..runner import latest_ok
 from ..store import ResultsDir
 from ..units import format_size
@@ -39,18 +39,19 @@ def render_report(path) -> tuple[Path, Path]:
     rd = ResultsDir(path)
     study, records = rd.study(), rd.records()
     spec = study["spec"]
-    configs = [c["name"] for c in spec["storage"]]
+    variants = study.get("variants") or [{"name": c["name"], "config": c["name"]} for c in spec["storage"]]
+    configs = [v["name"] for v in variants]
     workloads = [w["label"] for w in spec["workloads"]]
     runs = _runs_for_analysis(records)
     an = analyse(runs, spec["baseline"], configs, workloads)
     runs_by_key = {}
     for config in configs:
         for wl in workloads:
-            ok = [r for r in runs if r["status"] == "ok" and r["config"] == config and r["label"] == wl]
+            ok = [r for r in runs if r["status"] == "ok" and variant_of(r) == config and r["label"] == wl]
             runs_by_key[("runtime", config, wl)] = [r["wall_s"] for r in ok]
             runs_by_key[("throughput", config, wl)] = [r["metrics"].get("aggregate_throughput_mb_s", r["metrics"].get("throughput_mb_s")) for r in ok]
     cost = spec.get("cost")
-    costs = study_costs(cost, an, runs) if cost else []
+    costs = study_costs(cost, an, runs, {v["name"]: v["config"] for v in variants}) if cost else []
     figures = {
         "runtime": charts.per_workload_bars(an, "runtime", runs_by_key, "Runtime per workload (bar: median; whiskers: 95% CI; dots: runs)", "wall time (s)"),
         "throughput": charts.per_workload_bars(an, "throughput", runs_by_key, "Throughput per workload (median; DFSIO: aggregate MB/s)", "MB/s"),
@@ -168,11 +169,13 @@ def _table_md(head, rows) -> str:
 
 def _environment(study, runs) -> list[list[str]]:
     m = study.get("machine", {})
-    ok = next((r for r in runs if r.get("engine_version")), {})
-    conf = ok.get("engine_conf", {})
-    return [
-        ["machine", f"{m.get('cpu_model')}, {m.get('cpu_cores')} cores, {format_size(m.get('memory_bytes') or 0)} RAM, Linux {m.get('kernel')}"],
-        ["engine", f"{ok.get('engine_version', '–')}, master {conf.get('spark.master', study['spec']['engine']['master'])}"],
+    engines = study["spec"].get("engines") or [study["spec"]["engine"]]
+    rows = [["machine", f"{m.get('cpu_model')}, {m.get('cpu_cores')} cores, {format_size(m.get('memory_bytes') or 0)} RAM, Linux {m.get('kernel')}"]]
+    for e in engines:
+        ran = next((r for r in runs if r.get("engine_version") and r.get("engine", e.get("kind")) in (e.get("name"), e.get("kind"))), {})
+        where = f"master {e.get('master')}" if e.get("kind", "spark") == "spark" else f"{e.get('mode', 'local')} mode"
+        rows.append([f"engine {e.get('name', e.get('kind'))}", f"{ran.get('engine_version', '–')}, {where}"])
+    return rows + [
         ["tierbench", f"{study.get('tool_version')} (commit {study.get('git_commit') or 'unknown'})"],
         ["command", " ".join(study.get("command_line", []))],
         ["repeats", str(study["spec"]["repeats"])],

@@ -1,6 +1,6 @@
 """The run matrix: repeats x storage configurations x workloads.
 
-Repeats are the outer loop so that configurations interleave (a slow drift of
+Repeats are the outer loop so that configurations (and engines) interleave (a slow drift of
 the machine then touches every configuration alike); within one repeat and
 configuration, workloads run producers first. The plan is saved with the
 results and is what --resume walks again.
@@ -18,10 +18,12 @@ class PlannedRun:
     config: str
     workload: str  # workload kind
     label: str  # workload label (unique in the study)
+    engine: str = "spark"  # engine name
+    variant: str = ""  # config, or config@engine when the study has several engines
 
     @property
     def key(self) -> str:
-        return f"r{self.repeat}/{self.config}/{self.label}"
+        return f"r{self.repeat}/{self.variant or self.config}/{self.label}"
 
     def to_dict(self) -> dict:
         return asdict(self) | {"key": self.key}
@@ -30,7 +32,7 @@ class PlannedRun:
 def make_plan(spec: Spec) -> list[PlannedRun]:
     plan = []
     for repeat in range(1, spec.repeats + 1):
-        for config in spec.storage:
+        for v in spec.variants():
             for w in spec.workloads:
-                plan.append(PlannedRun(len(plan), repeat, config.name, w.name, w.label))
+                plan.append(PlannedRun(len(plan), repeat, v.config, w.name, w.label, v.engine, v.name))
     return plan

@@ -17,21 +17,34 @@ from ..workloads import WORKLOADS
 from .cost import CostSpec, parse_cost
 
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
-ENGINE_KINDS = ("spark",)
+ENGINE_KINDS = ("spark", "hadoop")
+HADOOP_MODES = ("local", "yarn")
 DROP_CACHES = ("auto", "always", "never")
-TOP_KEYS = ("name", "description", "repeats", "baseline", "drop_caches", "keep_data", "engine", "storage", "workloads", "cost")
-ENGINE_KEYS = ("kind", "master", "driver_memory", "executor_memory", "conf")
+TOP_KEYS = ("name", "description", "repeats", "baseline", "drop_caches", "keep_data", "engine", "engines", "storage", "workloads", "cost")
+SPARK_KEYS = ("kind", "master", "driver_memory", "executor_memory", "conf")
+HADOOP_KEYS = ("kind", "mode", "hadoop_conf_dir", "conf")
 STORAGE_KEYS = ("description", "data", "intermediate", "cost")
 INTERMEDIATE_KEYS = ("dirs", "split")
 
 
 @dataclass(frozen=True)
 class EngineSpec:
-    kind: str = "spark"
-    master: str = "local[*]"
-    driver_memory: str = "2g"
-    executor_memory: str | None = None
-    conf: dict = field(default_factory=dict)
+    name: str = "spark"  # names the engine in a study that compares several
+    kind: str = "spark"  # "spark" | "hadoop"
+    master: str = "local[*]"  # spark
+    driver_memory: str = "2g"  # spark
+    executor_memory: str | None = None  # spark
+    conf: dict = field(default_factory=dict)  # Spark settings, or Hadoop -D settings
+    mode: str = "local"  # hadoop: "local" (LocalJobRunner) or "yarn" (submit with a Hadoop conf dir)
+    hadoop_conf_dir: str | None = None  # hadoop, yarn mode: default $HADOOP_CONF_DIR
+
+
+@dataclass(frozen=True)
+class Variant:
+    """A storage configuration run by one engine: the unit that is compared."""
+    name: str  # the config's name, or "config@engine" when the study has several engines
+    config: str
+    engine: str
 
 
 @dataclass(frozen=True)
@@ -55,7 +68,7 @@ class Spec:
     name: str
     source: str
     repeats: int
-    engine: EngineSpec
+    engines: tuple[EngineSpec, ...]
     storage: tuple[StorageConfig, ...]
     workloads: tuple[WorkloadSpec, ...]  # producers before consumers
     baseline: str
@@ -66,6 +79,16 @@ class Spec:
 
     def config(self, name: str) -> StorageConfig:
         return next(c for c in self.storage if c.name == name)
+
+    def engine(self, name: str) -> EngineSpec:
+        return next(e for e in self.engines if e.name == name)
+
+    def variants(self) -> list[Variant]:
+        many = len(self.engines) > 1
+        return [Variant(f"{c.name}@{e.name}" if many else c.name, c.name, e.name) for c in self.storage for e in self.engines]
+
+    def variant(self, name: str) -> Variant:
+        return next(v for v in self.variants() if v.name == name)
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -149,26 +172,14 @@ def parse_spec(raw: dict, source: str = "<spec>", base_dir: Path | None = None) 
     if not isinstance(keep, bool):
         raise SpecError(src, "keep_data", f"expected true or false, got {keep!r}")
 
-    eng = raw.get("engine", {})
-    if not isinstance(eng, dict):
-        raise SpecError(src, "engine", "expected a table: [engine]")
-    _unknown(src, "engine.", eng, ENGINE_KEYS)
-    kind = eng.get("kind", "spark")
-    if kind not in ENGINE_KINDS:
-        hint = " (the Hadoop engine is not in this version yet)" if kind == "hadoop" else ""
-        raise SpecError(src, "engine.kind", f"expected one of {', '.join(ENGINE_KINDS)}, got {kind!r}{hint}")
-    master = eng.get("master", "local[*]")
-    if not isinstance(master, str) or not re.match(r"^(local(\[(\*|[1-9][0-9]*)(,[0-9]+)?\])?|spark://.+|yarn|k8s://.+|local-cluster\[.+\])$", master):
-        raise SpecError(src, "engine.master", f"expected a Spark master URL (local[N], local[*], spark://HOST:PORT, yarn, k8s://...), got {master!r}")
-    conf = eng.get("conf", {})
-    if not isinstance(conf, dict) or not all(isinstance(v, (str, int, float, bool)) for v in conf.values()):
-        raise SpecError(src, "engine.conf", "expected a table of Spark settings, e.g. \"spark.shuffle.compress\" = \"false\"")
-    for mem_key in ("driver_memory", "executor_memory"):
-        v = eng.get(mem_key)
-        if v is not None and not (isinstance(v, str) and re.match(r"^[0-9]+[kmgtKMGT]$", v)):
-            raise SpecError(src, f"engine.{mem_key}", f"expected a JVM memory size such as \"2g\" or \"512m\", got {v!r}")
-    engine = EngineSpec(kind, master, eng.get("driver_memory", "2g"), eng.get("executor_memory"),
-                        {k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in conf.items()})
+    if "engine" in raw and "engines" in raw:
+        raise SpecError(src, "engines", "give either [engine] or [engines.NAME] tables, not both")
+    if "engines" in raw:
+        if not isinstance(raw["engines"], dict) or not raw["engines"]:
+            raise SpecError(src, "engines", "expected tables such as [engines.spark] kind = \"spark\" and [engines.hadoop] kind = \"hadoop\"")
+        engines = tuple(_parse_engine(src, f"engines.{n}", e, n) for n, e in raw["engines"].items())
+    else:
+        engines = (_parse_engine(src, "engine", raw.get("engine", {}), None),)
 
     storage_raw = raw.get("storage")
     if not isinstance(storage_raw, dict) or not storage_raw:
@@ -194,12 +205,18 @@ def parse_spec(raw: dict, source: str = "<spec>", base_dir: Path | None = None) 
                 raise SpecError(src, f"{where}.intermediate.split", f"expected at most 64 subdirectories, got {split}")
             inter = inter["dirs"]
         inter_dirs = _dirs(src, f"{where}.intermediate", inter, base_dir)
+        if len(data) > 1 and any(e.kind == "hadoop" for e in engines):
+            raise SpecError(src, f"{where}.data", "the hadoop engine writes each data set to one directory: list one "
+                            "(spreading over several local directories, JBOD-style, is what HDFS does)")
         desc = c.get("description", "")
         storage.append(StorageConfig(cname, data, inter_dirs, split, str(desc)))
 
-    baseline = raw.get("baseline", storage[0].name)
-    if baseline not in [c.name for c in storage]:
-        raise SpecError(src, "baseline", f"{baseline!r} is not a storage configuration; accepted: {', '.join(c.name for c in storage)}")
+    variant_names = [f"{c.name}@{e.name}" if len(engines) > 1 else c.name for c in storage for e in engines]
+    baseline = raw.get("baseline", variant_names[0])
+    if baseline in [c.name for c in storage] and baseline not in variant_names:
+        baseline = f"{baseline}@{engines[0].name}"  # a configuration named alone: with the first engine
+    if baseline not in variant_names:
+        raise SpecError(src, "baseline", f"{baseline!r} is not a storage configuration; accepted: {', '.join(variant_names)}")
 
     wl_raw = raw.get("workloads")
     if not isinstance(wl_raw, list) or not wl_raw:
@@ -212,8 +229,9 @@ def parse_spec(raw: dict, source: str = "<spec>", base_dir: Path | None = None) 
         wl = WORKLOADS.get(w["name"])
         if wl is None:
             raise SpecError(src, f"{where}.name", f"unknown workload {w['name']!r}; accepted: {', '.join(WORKLOADS)}")
-        if kind not in wl.engines:
-            raise SpecError(src, f"{where}.name", f"{wl.name} does not run on engine {kind!r}")
+        for e in engines:
+            if e.kind not in wl.engines:
+                raise SpecError(src, f"{where}.name", f"{wl.name} does not run on the {e.kind} engine ({e.name}); it runs on: {', '.join(wl.engines)}")
         label = w.get("label", wl.name)
         if not isinstance(label, str) or not NAME_RE.match(label):
             raise SpecError(src, f"{where}.label", f"expected letters, digits, '.', '_' or '-', got {label!r}")
@@ -236,8 +254,45 @@ def parse_spec(raw: dict, source: str = "<spec>", base_dir: Path | None = None) 
             raise SpecError(src, f"workloads[{i}]", f"{lab!r} is listed twice; give one of them a distinct `label`")
     workloads = _order_producers_first(src, workloads)
     cost = parse_cost(src, raw.get("cost"), storage_raw)
-    return Spec(name, src, repeats, engine, tuple(storage), tuple(workloads), baseline, drop, keep,
+    return Spec(name, src, repeats, engines, tuple(storage), tuple(workloads), baseline, drop, keep,
                 str(raw.get("description", "")), cost)
+
+
+def _parse_engine(src, where, eng, name) -> EngineSpec:
+    if not isinstance(eng, dict):
+        raise SpecError(src, where, f"expected a table: [{where}]")
+    kind = eng.get("kind", "spark")
+    if kind not in ENGINE_KINDS:
+        raise SpecError(src, f"{where}.kind", f"expected one of {', '.join(ENGINE_KINDS)}, got {kind!r}")
+    name = name or kind
+    if not NAME_RE.match(name):
+        raise SpecError(src, where, "an engine name may use letters, digits, '.', '_' and '-'")
+    _unknown(src, f"{where}.", eng, SPARK_KEYS if kind == "spark" else HADOOP_KEYS)
+    conf = eng.get("conf", {})
+    example = "\"spark.shuffle.compress\" = \"false\"" if kind == "spark" else "\"mapreduce.map.output.compress\" = \"true\""
+    if not isinstance(conf, dict) or not all(isinstance(v, (str, int, float, bool)) for v in conf.values()):
+        raise SpecError(src, f"{where}.conf", f"expected a table of settings, e.g. {example}")
+    conf = {k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in conf.items()}
+    if kind == "hadoop":
+        mode = eng.get("mode", "local")
+        if mode not in HADOOP_MODES:
+            raise SpecError(src, f"{where}.mode", f"expected one of {', '.join(HADOOP_MODES)}, got {mode!r}")
+        conf_dir = eng.get("hadoop_conf_dir")
+        if conf_dir is not None and not (isinstance(conf_dir, str) and Path(conf_dir).is_dir()):
+            raise SpecError(src, f"{where}.hadoop_conf_dir", f"{conf_dir!r} is not a directory (a Hadoop conf dir with core-site.xml, yarn-site.xml)")
+        if mode == "yarn" and conf_dir is None and not os.environ.get("HADOOP_CONF_DIR"):
+            raise SpecError(src, f"{where}.mode", "\"yarn\" needs a Hadoop conf dir: set hadoop_conf_dir, or export HADOOP_CONF_DIR "
+                            "(tierbench services up yarn prints one for an embedded YARN)")
+        return EngineSpec(name=name, kind=kind, conf=conf, mode=mode, hadoop_conf_dir=conf_dir, master="", driver_memory="")
+    master = eng.get("master", "local[*]")
+    if not isinstance(master, str) or not re.match(r"^(local(\[(\*|[1-9][0-9]*)(,[0-9]+)?\])?|spark://.+|yarn|k8s://.+|local-cluster\[.+\])$", master):
+        raise SpecError(src, f"{where}.master", f"expected a Spark master URL (local[N], local[*], spark://HOST:PORT, yarn, k8s://...), got {master!r}")
+    for mem_key in ("driver_memory", "executor_memory"):
+        v = eng.get(mem_key)
+        if v is not None and not (isinstance(v, str) and re.match(r"^[0-9]+[kmgtKMGT]$", v)):
+            raise SpecError(src, f"{where}.{mem_key}", f"expected a JVM memory size such as \"2g\" or \"512m\", got {v!r}")
+    return EngineSpec(name=name, kind=kind, master=master, driver_memory=eng.get("driver_memory", "2g"),
+                      executor_memory=eng.get("executor_memory"), conf=conf)
 
 
 def _order_producers_first(src, workloads: list[WorkloadSpec]) -> list[WorkloadSpec]:

@@ -23,6 +23,16 @@ class OwnershipError(UserError):
     pass
 
 
+def _dirname(variant: str) -> str:
+    # "config@engine" -> "config__engine": an '@' gets percent-encoded in URIs, which Hadoop then takes literally
+    return variant.replace("@", "__")
+
+
+def to_uri(path: Path) -> str:
+    """A local path as Hadoop wants it: file:// + the path, unencoded (Hadoop's Path encodes it itself)."""
+    return "file://" + str(path)
+
+
 def study_root(target_dir: str, study: str) -> Path:
     return Path(target_dir) / NAMESPACE / study
 
@@ -92,18 +102,23 @@ class StudyLayout:
                 pass
 
     # -- paths ------------------------------------------------------------
-    def dataset_dirs(self, config: StorageConfig, repeat: int, dataset: str) -> list[Path]:
+    # Everything of a variant (a configuration run by one engine) lives under <root>/<variant dir>/.
+    def dataset_dirs(self, config: StorageConfig, variant: str, repeat: int, dataset: str) -> list[Path]:
         """One directory per data dir (JBOD): part i of a data set lives in dir i mod n."""
-        return [study_root(d, self.spec.name) / config.name / f"r{repeat}" / dataset for d in config.data]
+        return [study_root(d, self.spec.name) / _dirname(variant) / f"r{repeat}" / dataset for d in config.data]
 
-    def repeat_dirs(self, config: StorageConfig, repeat: int) -> list[Path]:
-        return [study_root(d, self.spec.name) / config.name / f"r{repeat}" for d in config.data]
+    def repeat_dirs(self, config: StorageConfig, variant: str, repeat: int) -> list[Path]:
+        return [study_root(d, self.spec.name) / _dirname(variant) / f"r{repeat}" for d in config.data]
 
-    def intermediate_dirs(self, config: StorageConfig) -> list[Path]:
+    def scratch_dir(self, config: StorageConfig, variant: str, repeat: int, label: str) -> Path:
+        """An engine's own working files for one run (Hadoop's tmp dir, TeraValidate's report)."""
+        return study_root(config.data[0], self.spec.name) / _dirname(variant) / f"r{repeat}" / "_scratch" / label
+
+    def intermediate_dirs(self, config: StorageConfig, variant: str) -> list[Path]:
         """The engine's local dirs: each intermediate dir split into `split` subdirectories,
         interleaved across devices so round-robin placement alternates between them."""
         out = []
         for k in range(config.split):
             for d in config.intermediate:
-                out.append(study_root(d, self.spec.name) / config.name / "intermediate" / f"dir{k}")
+                out.append(study_root(d, self.spec.name) / _dirname(variant) / "intermediate" / f"dir{k}")
         return out

@@ -41,7 +41,7 @@ class Workload:
     producer: str | None = None  # the workload that writes what this one consumes
     metrics: tuple[str, ...] = ()
     verifies: bool = False  # its result can fail the run (e.g. a wrong checksum)
-    engines: tuple[str, ...] = ("spark",)
+    engines: tuple[str, ...] = ("spark", "hadoop")
 
     def param(self, name: str) -> Param | None:
         return next((p for p in self.params if p.name == name), None)
@@ -75,6 +75,15 @@ METRICS: dict[str, Metric] = {
     "map_tasks": Metric("tasks", "TeraSort: input splits read"),
     "reduce_tasks": Metric("tasks", "TeraSort: range partitions written"),
     "tasks": Metric("tasks", "TeraGen: generating tasks (output files)"),
+    "process_s": Metric("s", "hadoop engine: the job's whole JVM process, start to exit (wall_s is the job itself)", False),
+    "spilled_records": Metric("records", "hadoop engine: job counter Spilled Records", False),
+    "shuffle_mb": Metric("MB", "hadoop engine: job counter Reduce shuffle bytes", False),
+    "cpu_s": Metric("s", "hadoop engine: job counter CPU time spent (0 in local mode)", False),
+    "gc_s": Metric("s", "hadoop engine: job counter GC time elapsed", False),
+    "file_read_mb": Metric("MB", "hadoop engine: job counter FILE: Number of bytes read"),
+    "file_written_mb": Metric("MB", "hadoop engine: job counter FILE: Number of bytes written"),
+    "hdfs_read_mb": Metric("MB", "hadoop engine: job counter HDFS: Number of bytes read"),
+    "hdfs_written_mb": Metric("MB", "hadoop engine: job counter HDFS: Number of bytes written"),
 }
 
 _TERA_ROWS = Param("rows", "count", 1_000_000, "rows of 100 bytes to generate (or give `size`)", 1)

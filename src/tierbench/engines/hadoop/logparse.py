@@ -1,0 +1,72 @@
+"""Reading what Hadoop's jobs print: job counters, TestDFSIO's results and per-task lines, timestamps."""
+
+import re
+from datetime import datetime
+
+TS = re.compile(r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}) ")
+COUNTERS_START = re.compile(r"mapreduce\.Job: Counters: \d+")
+DFSIO_LINE = re.compile(r"TestDFSIO: +(Number of files|Total MBytes processed|Throughput mb/sec|Average IO rate mb/sec|IO rate std deviation|Test exec time sec): (.*)$")
+
+
+def timestamps(log: str) -> list[tuple[datetime, str]]:
+    out = []
+    for line in log.splitlines():
+        m = TS.match(line)
+        if m:
+            out.append((datetime.strptime(m.group(1), "%Y-%m-%d %H:%M:%S,%f"), line))
+    return out
+
+
+def job_seconds(log: str) -> float | None:
+    """From the first log line to the last job's "completed successfully" (JVM start excluded)."""
+    ts = timestamps(log)
+    done = [t for t, line in ts if "completed successfully" in line]
+    if not ts or not done:
+        return None
+    return (done[-1] - ts[0][0]).total_seconds()
+
+
+def counters(log: str) -> dict[str, dict[str, int]]:
+    """The job client's final counters (the last "Counters: N" block of the mapreduce.Job logger)."""
+    lines = log.splitlines()
+    starts = [i for i, line in enumerate(lines) if COUNTERS_START.search(line)]
+    if not starts:
+        return {}
+    groups: dict[str, dict[str, int]] = {}
+    group = None
+    for line in lines[starts[-1] + 1:]:
+        if line.startswith("\t\t") and group is not None and "=" in line:
+            name, _, value = line.strip().rpartition("=")
+            try:
+                groups[group][name] = int(value)
+            except ValueError:
+                pass
+        elif line.startswith("\t") and not line.startswith("\t\t"):
+            group = line.strip()
+            groups.setdefault(group, {})
+        else:
+            break
+    return groups
+
+
+def counter(groups: dict, name: str, default=None):
+    for g in groups.values():
+        if name in g:
+            return g[name]
+    return default
+
+
+def dfsio_printed(log: str) -> dict[str, str]:
+    out = {}
+    for line in log.splitlines():
+        m = DFSIO_LINE.search(line)
+        if m:
+            out[m.group(1)] = m.group(2).strip()
+    return out
+
+
+def dfsio_tasks(log: str) -> tuple[list[int], list[int]]:
+    """Per-task bytes and ms, as TestDFSIO's mappers log them (visible in local mode)."""
+    sizes = [int(x) for x in re.findall(r"TestDFSIO: Number of bytes processed = (\d+)", log)]
+    times = [int(x) for x in re.findall(r"TestDFSIO: Exec time = (\d+)", log)]
+    return (sizes, times) if len(sizes) == len(times) else ([], [])
