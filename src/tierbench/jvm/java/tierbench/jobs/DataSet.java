@@ -76,7 +76,12 @@ public final class DataSet implements Serializable {
       for (FileStatus st : fs.listStatus(base)) {
         String name = st.getPath().getName();
         if (st.isFile() && name.startsWith("part-")) {
-          int idx = Integer.parseInt(name.substring(5).replaceAll("[^0-9].*$", ""));
+          // ours are part-00007, Hadoop's part-m-00007 / part-r-00007: the number after the last '-'
+          String digits = name.substring(name.lastIndexOf('-') + 1).replaceAll("[^0-9].*$", "");
+          if (digits.isEmpty()) {
+            continue;
+          }
+          int idx = Integer.parseInt(digits);
           parts.add(new Part(st.getPath().toString(), name, idx, st.getLen()));
         }
       }
