@@ -60,6 +60,21 @@ def _parser() -> argparse.ArgumentParser:
 
     sub.add_parser("workloads", help="list the workloads, their parameters, metrics and engines")
 
+    sv = sub.add_parser("services", help="start, stop or inspect real local servers (yarn) on 127.0.0.1",
+                        formatter_class=argparse.RawDescriptionHelpFormatter,
+                        description="Real servers for trying tierbench on one machine, each in its own directory with "
+                                    "its configuration, logs and pid files. Bound to 127.0.0.1 only.\n"
+                                    "  yarn   ResourceManager + NodeManager (Hadoop 3.4.2); its conf dir is what a\n"
+                                    "         hadoop engine in mode = \"yarn\" submits with",
+                        epilog="examples:\n"
+                               "  tierbench services up yarn\n"
+                               "  export HADOOP_CONF_DIR=$(tierbench services status yarn --conf-dir)\n"
+                               "  tierbench services down yarn")
+    sv.add_argument("action", choices=("up", "down", "status"))
+    sv.add_argument("service", choices=("yarn",))
+    sv.add_argument("--dir", help="the service's directory (default: ~/.cache/tierbench/services/NAME)")
+    sv.add_argument("--conf-dir", action="store_true", help="status: print only the service's Hadoop conf dir")
+
     c = sub.add_parser("cost", help="cost per job for a runtime and a price, or recompute a published cost table",
                        formatter_class=argparse.RawDescriptionHelpFormatter,
                        description="What-if pricing without running anything, with the studies' formulas:\n"
@@ -126,6 +141,32 @@ def _cmd_workloads() -> int:
     return 0
 
 
+def _cmd_services(args) -> int:
+    from ..services.base import default_dir
+    from ..services.yarn import SERVICES
+
+    svc = SERVICES[args.service](Path(args.dir) if args.dir else default_dir(args.service))
+    if args.action == "up":
+        st = svc.up(on_phase=lambda t: print(f"{args.service}: {t}", file=sys.stderr))
+        print(f"{args.service} is up: ResourceManager {st['resourcemanager']}, web UI {st['web']}, "
+              f"{st['nodes_running']} NodeManager(s) running")
+        print(f"use it:  export HADOOP_CONF_DIR={st['conf_dir']}")
+        print("         and in a spec: [engine] kind = \"hadoop\", mode = \"yarn\"")
+        print(f"stop it: tierbench services down {args.service}")
+        return 0
+    if args.action == "down":
+        print(f"{args.service}: {'stopped' if svc.down() else 'was not running'}")
+        return 0
+    st = svc.status()
+    if args.conf_dir:
+        print(st["conf_dir"])
+    else:
+        state = "ready" if st["ready"] else ("starting or unhealthy" if st["resourcemanager_pid"] or st["nodemanager_pid"] else "not running")
+        print(f"{args.service}: {state}; ResourceManager pid {st['resourcemanager_pid']}, NodeManager pid {st['nodemanager_pid']}, "
+              f"{st['nodes_running']} node(s) running; dir {st['dir']}")
+    return 0 if st["ready"] or args.conf_dir else 3
+
+
 def _cmd_cost(args) -> int:
     import json
 
@@ -182,6 +223,8 @@ def main(argv: list[str] | None = None) -> int:
             return _cmd_workloads()
         if args.verb == "cost":
             return _cmd_cost(args)
+        if args.verb == "services":
+            return _cmd_services(args)
         _parser().print_help()
         return 2
     except UserError as e:

@@ -1,0 +1,91 @@
+"""Shared machinery of local services: a directory each, pid files, readiness waits, clean stops."""
+
+import os
+import signal
+import socket
+import subprocess
+import time
+from pathlib import Path
+
+from ..engines.jobs_jar import cache_dir
+from ..errors import UserError
+
+
+def default_dir(name: str) -> Path:
+    return cache_dir() / "services" / name
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def xml_conf(props: dict) -> str:
+    body = "\n".join(f"  <property><name>{k}</name><value>{v}</value></property>" for k, v in props.items())
+    return f'<?xml version="1.0"?>\n<!-- written by tierbench services -->\n<configuration>\n{body}\n</configuration>\n'
+
+
+def pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:  # a zombie child of ours is not alive
+        state = Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0]
+        return state != "Z"
+    except OSError:
+        return False
+
+
+class Daemon:
+    """One server process with its pid file and log in the service's directory."""
+
+    def __init__(self, home: Path, name: str):
+        self.home, self.name = home, name
+        self.pid_file = home / "pids" / f"{name}.pid"
+        self.log = home / "logs" / f"{name}.log"
+
+    def pid(self) -> int | None:
+        try:
+            pid = int(self.pid_file.read_text())
+        except (OSError, ValueError):
+            return None
+        return pid if pid_alive(pid) else None
+
+    def start(self, cmd: list[str], env: dict | None = None) -> int:
+        if self.pid():
+            raise UserError(f"{self.name} is already running (pid {self.pid()}); stop it first")
+        self.pid_file.parent.mkdir(parents=True, exist_ok=True)
+        self.log.parent.mkdir(parents=True, exist_ok=True)
+        with open(self.log, "a") as log:
+            proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                    env=env, cwd=self.home, start_new_session=True)
+        self.pid_file.write_text(str(proc.pid))
+        return proc.pid
+
+    def stop(self, grace_s: float = 30) -> bool:
+        """TERM, wait up to grace_s, then KILL (NodeManager takes its time). True if it was running."""
+        pid = self.pid()
+        if pid is None:
+            self.pid_file.unlink(missing_ok=True)
+            return False
+        os.kill(pid, signal.SIGTERM)
+        deadline = time.time() + grace_s
+        while time.time() < deadline and pid_alive(pid):
+            time.sleep(0.3)
+        if pid_alive(pid):
+            os.kill(pid, signal.SIGKILL)
+            while pid_alive(pid):
+                time.sleep(0.1)
+        self.pid_file.unlink(missing_ok=True)
+        return True
+
+    def log_tail(self, n: int = 3) -> str:
+        try:
+            lines = [l for l in self.log.read_text(errors="replace").splitlines() if l.strip()]
+        except OSError:
+            return ""
+        return " | ".join(lines[-n:])

@@ -1,0 +1,152 @@
+"""An embedded YARN: ResourceManager + NodeManager from Hadoop 3.4.2's jars, on 127.0.0.1.
+
+With the four fixes Java 17 and these jars need: bcpkix on the classpath
+(the pom has it), the FIFO scheduler (no capacity-scheduler.xml to ship),
+--add-opens on the daemons and on every task JVM, and the timeline-service
+jar. Its conf dir is what a hadoop engine in "yarn" mode submits with.
+"""
+
+import json
+import os
+import shutil
+import time
+import urllib.request
+from pathlib import Path
+
+from ..engines.hadoop.engine import ADD_OPENS
+from ..engines.hadoop.runtime import hadoop_lib, java_bin, log4j_dir
+from ..errors import UserError
+from .base import Daemon, free_port, xml_conf
+
+READY_TIMEOUT_S = 120
+
+
+class Yarn:
+    name = "yarn"
+
+    def __init__(self, home: Path):
+        self.home = Path(home)
+        self.conf = self.home / "conf"
+        self.rm = Daemon(self.home, "resourcemanager")
+        self.nm = Daemon(self.home, "nodemanager")
+
+    @property
+    def state_file(self) -> Path:
+        return self.home / "service.json"
+
+    def _write_conf(self) -> dict:
+        lib = hadoop_lib()
+        ports = {k: free_port() for k in ("rm", "scheduler", "tracker", "admin", "web", "nm_web", "localizer", "shuffle")}
+        for d in ("conf", "logs", "data/nm-local", "logs/containers", "tmp", "staging"):
+            (self.home / d).mkdir(parents=True, exist_ok=True)
+        cp = f"{self.conf}:{log4j_dir()}:{lib}/*"
+        (self.conf / "core-site.xml").write_text(xml_conf({
+            "fs.defaultFS": "file:///",
+            "hadoop.tmp.dir": self.home / "tmp",
+        }))
+        (self.conf / "yarn-site.xml").write_text(xml_conf({
+            "yarn.resourcemanager.hostname": "127.0.0.1",
+            "yarn.resourcemanager.address": f"127.0.0.1:{ports['rm']}",
+            "yarn.resourcemanager.scheduler.address": f"127.0.0.1:{ports['scheduler']}",
+            "yarn.resourcemanager.resource-tracker.address": f"127.0.0.1:{ports['tracker']}",
+            "yarn.resourcemanager.admin.address": f"127.0.0.1:{ports['admin']}",
+            "yarn.resourcemanager.webapp.address": f"127.0.0.1:{ports['web']}",
+            "yarn.resourcemanager.scheduler.class": "org.apache.hadoop.yarn.server.resourcemanager.scheduler.fifo.FifoScheduler",
+            "yarn.nodemanager.hostname": "127.0.0.1",
+            "yarn.nodemanager.address": "127.0.0.1:0",
+            "yarn.nodemanager.webapp.address": f"127.0.0.1:{ports['nm_web']}",
+            "yarn.nodemanager.localizer.address": f"127.0.0.1:{ports['localizer']}",
+            "yarn.nodemanager.aux-services": "mapreduce_shuffle",
+            "yarn.nodemanager.aux-services.mapreduce_shuffle.class": "org.apache.hadoop.mapred.ShuffleHandler",
+            "yarn.nodemanager.resource.memory-mb": 6144,
+            "yarn.nodemanager.resource.cpu-vcores": 4,
+            "yarn.scheduler.minimum-allocation-mb": 256,
+            "yarn.scheduler.maximum-allocation-mb": 4096,
+            "yarn.nodemanager.vmem-check-enabled": "false",
+            "yarn.nodemanager.pmem-check-enabled": "false",
+            "yarn.nodemanager.disk-health-checker.max-disk-utilization-per-disk-percentage": "99.5",
+            "yarn.nodemanager.local-dirs": self.home / "data" / "nm-local",
+            "yarn.nodemanager.log-dirs": self.home / "logs" / "containers",
+            "yarn.application.classpath": cp,
+            "yarn.timeline-service.enabled": "false",
+            "yarn.nodemanager.env-whitelist": "JAVA_HOME,HADOOP_COMMON_HOME,HADOOP_HDFS_HOME,HADOOP_CONF_DIR,HADOOP_YARN_HOME,HADOOP_MAPRED_HOME,PATH,LANG,TZ",
+        }))
+        opts = f"-Xmx384m {ADD_OPENS}"
+        (self.conf / "mapred-site.xml").write_text(xml_conf({
+            "mapreduce.framework.name": "yarn",
+            "mapreduce.application.classpath": cp,
+            "yarn.app.mapreduce.am.env": f"HADOOP_MAPRED_HOME={lib.parent}",
+            "mapreduce.map.env": f"HADOOP_MAPRED_HOME={lib.parent}",
+            "mapreduce.reduce.env": f"HADOOP_MAPRED_HOME={lib.parent}",
+            "yarn.app.mapreduce.am.staging-dir": self.home / "staging",
+            "yarn.app.mapreduce.am.resource.mb": 512,
+            "yarn.app.mapreduce.am.command-opts": opts,
+            "mapreduce.map.memory.mb": 512,
+            "mapreduce.reduce.memory.mb": 512,
+            "mapreduce.map.java.opts": opts,
+            "mapreduce.reduce.java.opts": opts,
+            "mapreduce.shuffle.port": ports["shuffle"],
+        }))
+        shutil.copy(log4j_dir() / "log4j.properties", self.conf / "log4j.properties")
+        return ports
+
+    def up(self, on_phase=print) -> dict:
+        if self.rm.pid() or self.nm.pid():
+            st = self.status()
+            if st["ready"]:
+                return st
+            raise UserError(f"YARN in {self.home} is partly running; run `tierbench services down yarn` first")
+        on_phase("fetching Hadoop's jars (first use only) and writing the configuration")
+        ports = self._write_conf()
+        java = java_bin()
+        env = os.environ.copy()
+        env["JAVA_HOME"] = str(Path(os.path.realpath(java)).parent.parent)
+        env["HADOOP_CONF_DIR"] = str(self.conf)
+        cp = f"{self.conf}:{hadoop_lib()}/*"
+        base = [java, "-Xmx512m", *ADD_OPENS.split(), f"-Djava.io.tmpdir={self.home / 'tmp'}",
+                f"-Dhadoop.log.dir={self.home / 'logs'}", f"-Dyarn.log.dir={self.home / 'logs'}", "-cp", cp]
+        self.state_file.write_text(json.dumps({"ports": ports, "conf_dir": str(self.conf)}))
+        on_phase("starting the ResourceManager")
+        self.rm.start(base + ["org.apache.hadoop.yarn.server.resourcemanager.ResourceManager"], env)
+        on_phase("starting the NodeManager")
+        self.nm.start(base + ["org.apache.hadoop.yarn.server.nodemanager.NodeManager"], env)
+        on_phase("waiting for the NodeManager to register")
+        deadline = time.time() + READY_TIMEOUT_S
+        while time.time() < deadline:
+            st = self.status()
+            if st["ready"]:
+                return st
+            for d in (self.rm, self.nm):
+                if d.pid() is None:
+                    self.down()
+                    raise UserError(f"YARN's {d.name} exited during start-up; see {d.log}: {d.log_tail()}")
+            time.sleep(1)
+        self.down()
+        raise UserError(f"YARN did not become ready in {READY_TIMEOUT_S} s; see the logs in {self.home / 'logs'}")
+
+    def status(self) -> dict:
+        st = {"name": "yarn", "dir": str(self.home), "conf_dir": str(self.conf), "ready": False,
+              "resourcemanager_pid": self.rm.pid(), "nodemanager_pid": self.nm.pid(), "nodes_running": 0}
+        try:
+            ports = json.loads(self.state_file.read_text())["ports"]
+        except (OSError, ValueError, KeyError):
+            return st
+        st["web"] = f"http://127.0.0.1:{ports['web']}"
+        st["resourcemanager"] = f"127.0.0.1:{ports['rm']}"
+        if st["resourcemanager_pid"]:
+            try:
+                with urllib.request.urlopen(f"{st['web']}/ws/v1/cluster/nodes", timeout=3) as r:
+                    nodes = (json.load(r).get("nodes") or {}).get("node") or []
+                st["nodes_running"] = sum(1 for n in nodes if n.get("state") == "RUNNING")
+            except (OSError, ValueError):
+                pass
+        st["ready"] = bool(st["resourcemanager_pid"] and st["nodemanager_pid"] and st["nodes_running"] >= 1)
+        return st
+
+    def down(self) -> bool:
+        stopped = self.nm.stop(grace_s=30)
+        stopped = self.rm.stop(grace_s=30) or stopped
+        return stopped
+
+
+SERVICES = {"yarn": Yarn}

@@ -1,0 +1,124 @@
+"""The hadoop engine in whole studies: local mode beside Spark in one report, and on an embedded YARN."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from conftest import write_spec
+
+WORKLOADS = """
+[[workloads]]
+name = "dfsio-write"
+files = 2
+file_size = "2MB"
+[[workloads]]
+name = "dfsio-read"
+[[workloads]]
+name = "teragen"
+rows = 20_003
+tasks = 2
+[[workloads]]
+name = "terasort"
+[[workloads]]
+name = "teravalidate"
+"""
+
+
+def _records(path):
+    return [json.loads(l) for l in (path / "runs.jsonl").read_text().splitlines()]
+
+
+def test_spark_and_hadoop_side_by_side_in_one_report(tmp_path, tb):
+    spec = write_spec(tmp_path / "s.toml", f"""
+name = "engines"
+repeats = 1
+[engines.spark]
+kind = "spark"
+master = "local[2]"
+driver_memory = "1g"
+[engines.hadoop]
+kind = "hadoop"
+[storage.disk]
+data = ["{tmp_path}/d1"]
+intermediate = {{ dirs = ["{tmp_path}/d2"], split = 2 }}
+{WORKLOADS}""")
+    out = tb("run", spec, "--out", tmp_path / "res", timeout=900)
+    assert out.returncode == 0, out.stderr[-3000:]
+    recs = _records(tmp_path / "res")
+    assert [r["variant"] for r in recs] == ["disk@spark"] * 5 + ["disk@hadoop"] * 5
+    assert all(r["status"] == "ok" for r in recs)
+    h = {r["workload"]: r for r in recs if r["engine"] == "hadoop"}
+    s = {r["workload"]: r for r in recs if r["engine"] == "spark"}
+    assert h["teragen"]["engine_version"].startswith("hadoop 3.4.2 (local")
+    # same rows from both engines: same checksum, as TeraGen and TeraValidate report it
+    assert h["teragen"]["details"]["checksum"] == h["teravalidate"]["details"]["checksum"] == s["teravalidate"]["details"]["checksum"]
+    assert h["teravalidate"]["metrics"]["rows"] == 20_003 and h["teravalidate"]["metrics"]["error_count"] == 0
+    # TestDFSIO's own lines are kept, and our figures from its per-task lines equal them
+    assert h["dfsio-write"]["details"]["testdfsio"] == h["dfsio-write"]["details"]["testdfsio_printed"]
+    assert h["terasort"]["metrics"]["spilled_records"] > 0 and h["terasort"]["metrics"]["shuffle_mb"] > 0
+    # local mode: the configuration's intermediate dirs are Hadoop's local dirs
+    assert "d2/tierbench/engines/disk__hadoop/intermediate/dir1" in h["terasort"]["engine_conf"]["mapreduce.cluster.local.dir"]
+    log = tmp_path / "res" / h["terasort"]["details"]["log"]
+    assert "TeraSort" in log.read_text()  # raw log kept with the run
+    html = (tmp_path / "res" / "report.html").read_text()
+    assert "disk@spark" in html and "disk@hadoop" in html and "engine hadoop" in html
+
+
+def test_hadoop_engine_refuses_jbod_on_local_dirs(tmp_path, tb):
+    spec = write_spec(tmp_path / "s.toml", f"""
+name = "j"
+[engine]
+kind = "hadoop"
+[storage.a]
+data = ["{tmp_path}/d1", "{tmp_path}/d2"]
+[[workloads]]
+name = "teragen"
+""")
+    out = tb("run", spec)
+    assert out.returncode == 2 and "storage.a.data" in out.stderr and "one directory" in out.stderr
+
+
+@pytest.fixture(scope="module")
+def yarn(tmp_path_factory):
+    from conftest import tierbench
+
+    d = tmp_path_factory.mktemp("yarn")
+    up = tierbench("services", "up", "yarn", "--dir", d / "svc", timeout=300)
+    assert up.returncode == 0, up.stderr[-3000:]
+    yield d, up
+    down = tierbench("services", "down", "yarn", "--dir", d / "svc", timeout=120)
+    assert down.returncode == 0 and "stopped" in down.stdout
+
+
+def test_study_on_embedded_yarn(yarn, tb):
+    d, up = yarn
+    assert "export HADOOP_CONF_DIR=" in up.stdout and "127.0.0.1:" in up.stdout
+    st = tb("services", "status", "yarn", "--dir", d / "svc")
+    assert st.returncode == 0 and "ready" in st.stdout and "1 node(s) running" in st.stdout
+    spec = write_spec(d / "s.toml", f"""
+name = "onyarn"
+repeats = 1
+[engine]
+kind = "hadoop"
+mode = "yarn"
+hadoop_conf_dir = "{d / 'svc' / 'conf'}"
+[storage.one]
+data = ["{d}/data"]
+{WORKLOADS}""")
+    out = tb("run", spec, "--out", d / "res", timeout=900)
+    assert out.returncode == 0, out.stderr[-3000:]
+    recs = _records(d / "res")
+    assert len(recs) == 5 and all(r["status"] == "ok" for r in recs), [r["error"] for r in recs]
+    by = {r["workload"]: r for r in recs}
+    assert "yarn" in by["teragen"]["engine_version"]
+    assert by["teragen"]["metrics"]["tasks"] == 2  # on YARN, TeraGen's map count is honoured
+    assert by["teragen"]["details"]["checksum"] == by["teravalidate"]["details"]["checksum"]
+    assert by["dfsio-read"]["metrics"]["data_mb"] == 4 and by["dfsio-read"]["metrics"]["throughput_mb_s"] > 0
+
+
+def test_services_status_when_down(tmp_path, tb):
+    st = tb("services", "status", "yarn", "--dir", tmp_path / "none")
+    assert st.returncode == 3 and "not running" in st.stdout
