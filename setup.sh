@@ -2,7 +2,8 @@
 # Sets tierbench up in this checkout, on a fresh machine:
 #   - Java 17+ (Debian's openjdk-17-jdk-headless when missing and run as root),
 #   - a virtual environment in .venv with pyspark 4.3.0 and tierbench,
-#   - tierbench's Java Spark jobs, compiled against pyspark's own jars.
+#   - tierbench's Java Spark jobs, compiled against pyspark's own jars,
+#   - Maven (for the hadoop engine, which fetches Hadoop 3.4.2's jars on first use).
 # Usage: ./setup.sh          for running studies (then: .venv/bin/tierbench quickstart)
 #        ./setup.sh --test   also pytest and headless Chromium for the report test
 set -euo pipefail
@@ -48,6 +49,11 @@ if ! java_ok; then
   java_ok || die "javac 17+ still not found after installing openjdk-17-jdk-headless"
 fi
 
+# -- Maven: fetches Hadoop's jars for the hadoop engine (on first use) -------------------
+if ! command -v mvn >/dev/null 2>&1; then
+  apt_install maven || say "warning: Maven (mvn) not found: the hadoop engine needs it to fetch Hadoop's jars (Debian: apt-get install maven)"
+fi
+
 # -- the virtual environment -------------------------------------------------------------------
 if [ ! -x .venv/bin/python ]; then
   say "creating .venv with $PY"
@@ -64,6 +70,10 @@ fi
 say "building tierbench's Java Spark jobs"
 .venv/bin/python -c 'from tierbench.engines.jobs_jar import jobs_jar; print("       ", jobs_jar())'
 
+if [ $want_test = 1 ]; then
+  say "fetching Apache Hadoop 3.4.2's jars from Maven Central (for the hadoop engine's tests)"
+  .venv/bin/python -c 'from tierbench.engines.hadoop import hadoop_lib; print("       ", hadoop_lib())'
+fi
 if [ $want_test = 1 ] && ! command -v chromium >/dev/null 2>&1; then
   apt_install chromium || say "warning: chromium not installed (needs root + apt); the report rendering test will fail"
 fi
