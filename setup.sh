@@ -54,6 +54,11 @@ if ! command -v mvn >/dev/null 2>&1; then
   apt_install maven || say "warning: Maven (mvn) not found: the hadoop engine needs it to fetch Hadoop's jars (Debian: apt-get install maven)"
 fi
 
+# -- fio: measures the devices' ceilings (tierbench probe, probe = true, the quickstart) ----
+if ! command -v fio >/dev/null 2>&1; then
+  apt_install fio || say "warning: fio not found: device ceilings will be skipped (Debian: apt-get install fio)"
+fi
+
 # -- the virtual environment -------------------------------------------------------------------
 if [ ! -x .venv/bin/python ]; then
   say "creating .venv with $PY"
@@ -73,6 +78,9 @@ say "building tierbench's Java Spark jobs"
 if [ $want_test = 1 ]; then
   say "fetching Apache Hadoop 3.4.2's jars from Maven Central (for the hadoop engine's tests)"
   .venv/bin/python -c 'from tierbench.engines.hadoop import hadoop_lib; print("       ", hadoop_lib())'
+fi
+if [ $want_test = 1 ] && ! command -v mkfs.ext4 >/dev/null 2>&1; then
+  apt_install e2fsprogs || say "warning: mkfs.ext4 not found: the loop-device test will fail"
 fi
 if [ $want_test = 1 ] && ! command -v chromium >/dev/null 2>&1; then
   apt_install chromium || say "warning: chromium not installed (needs root + apt); the report rendering test will fail"

@@ -17,6 +17,7 @@ from conftest import write_spec
 SPEC = """
 name = "{name}"
 repeats = {repeats}
+probe = {{ size = "8MB", runtime_s = 1 }}
 [engine]
 master = "local[2]"
 driver_memory = "1g"
@@ -127,6 +128,8 @@ def test_report_is_rendered_again_offline(study, tb):
         assert remote not in html  # opens offline: nothing loaded from elsewhere
     md = (d / "results" / "report.md").read_text()
     assert "| workload | config | runs |" in md and "teravalidate" in md
+    assert "Device ceilings (fio)" in html and "IO profile per phase" in html and "of the device" in html
+    assert html.count("class='figure timeline'") == 10  # one per configuration and workload
 
 
 def test_rerun_without_resume_refuses_to_mix_results(study, tb):

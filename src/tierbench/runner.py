@@ -9,6 +9,7 @@ its runs are ok, its data is deleted (only under tierbench's own roots).
 
 import os
 import subprocess
+import sys
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -16,6 +17,9 @@ from .engines.base import EngineError, JobRequest
 from .errors import UserError
 from .machine import machine_facts, tool_facts
 from .progress import StudyProgress
+from .sampling.devices import device_of, storage_map
+from .sampling.phases import phase_intervals
+from .sampling.sampler import Sampler
 from .spec import Spec, make_plan
 from .storage import StudyLayout, to_uri
 from .store import ResultsDir, SCHEMA_VERSION
@@ -97,7 +101,39 @@ class StudyRunner:
             })
             records = []
         self.layout.claim()
+        study = self.results.study()
+        if "storage_map" not in study:
+            self.results.update_study(storage_map=self._storage_map())
+        if "probe" not in study and (self.results.path / "probe.json").is_file():
+            import json  # `tierbench probe` ran before the study: keep its figures with it
+            self.results.update_study(probe=json.loads((self.results.path / "probe.json").read_text()))
+        elif spec.probe and "probe" not in study:
+            self._probe()
         return records
+
+    def _storage_map(self) -> dict:
+        roles: dict[str, list[str]] = {"data": [], "intermediate": []}
+        for c in self.spec.storage:
+            roles["data"] += [d for d in c.data if d not in roles["data"]]
+            roles["intermediate"] += [d for d in c.intermediate if d not in roles["intermediate"]]
+        return storage_map(roles)
+
+    def _probe(self) -> None:
+        from .sampling.probe import probe_dirs
+        from .storage.layout import study_root
+
+        dirs = {}
+        for c in self.spec.storage:
+            for d in (*c.data, *c.intermediate):
+                dirs.setdefault(d, study_root(d, self.spec.name) / "_probe")
+        print(f"probing {len(dirs)} directories with fio ({self.spec.probe_size >> 20} MB each)...", file=sys.stderr, flush=True)
+        try:
+            result = probe_dirs(dirs, self.spec.probe_size, self.spec.probe_runtime_s, on_phase=lambda t: None)
+        except UserError as e:  # the study itself can still run; the report says why there are no ceilings
+            print(f"tierbench: warning: device ceilings skipped: {e}", file=sys.stderr)
+            self.results.update_study(probe_error=str(e))
+            return
+        self.results.update_study(probe=result)
 
     # -- the study ------------------------------------------------------------
     def run(self, console=None) -> ResultsDir:
@@ -179,11 +215,19 @@ class StudyRunner:
         progress.phase(planned.key, "running")
         record["started_at"] = _now()
         req = JobRequest(planned.key, wspec, producer, inputs, [to_uri(d) for d in outputs], local_dirs, scratch)
+        sampler = None
+        if spec.sampling:
+            devices = {device_of(d) for d in (*config.data, *config.intermediate)} - {None}
+            sampler = Sampler(sorted(devices), spec.sampling_interval_s).start()
         try:
             outcome = engine.run(req, lambda e: progress.stage(planned.key, e))
         except EngineError as e:
             outcome = None
             record["error"] = str(e)
+        finally:
+            if sampler is not None:
+                progress.phase(planned.key, "sampling the writeback (sync)")
+                record["samples"] = sampler.stop(writeback=True)
         record["ended_at"] = _now()
         record["engine_version"] = engine.version
         record["engine_conf"] = engine.conf
@@ -204,6 +248,9 @@ class StudyRunner:
                 expected = {"expected_checksum": gen["details"].get("checksum"), "expected_rows": gen["details"].get("rows")}
         m = measure(wspec.name, outcome.result, outcome.wall_s, expected)
         record["metrics"], record["details"] = m.metrics, {**record["details"], **m.details}
+        record["details"]["phases"] = phase_intervals(wspec.name, outcome.result)
+        if outcome.result.get("stages"):
+            record["details"]["stages"] = outcome.result["stages"]
         if m.failure:
             record["error"] = m.failure
             return record

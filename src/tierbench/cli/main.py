@@ -60,6 +60,16 @@ def _parser() -> argparse.ArgumentParser:
 
     sub.add_parser("workloads", help="list the workloads, their parameters, metrics and engines")
 
+    pr = sub.add_parser("probe", help="measure each storage directory's device with fio (ceilings for the report)",
+                        description="Runs fio on the device behind every directory of a spec: sequential write and read "
+                                    "(1 MiB, O_DIRECT, queue depth 8) and random 64 KiB reads. Files go under tierbench's "
+                                    "namespaced root and are deleted. The result is stored with the study's results, and "
+                                    "the report then shows each run's throughput as a share of its device's ceiling. "
+                                    "A spec can also say probe = true to do this before a study.")
+    pr.add_argument("spec", help="study spec (TOML)")
+    pr.add_argument("--out", help="results directory (default: ./tierbench-results/<study name>)")
+    pr.add_argument("--size", default=None, help="bytes per device test, e.g. 256MB (default: the spec's probe.size or 256MB)")
+
     sv = sub.add_parser("services", help="start, stop or inspect real local servers (yarn) on 127.0.0.1",
                         formatter_class=argparse.RawDescriptionHelpFormatter,
                         description="Real servers for trying tierbench on one machine, each in its own directory with "
@@ -138,6 +148,51 @@ def _cmd_workloads() -> int:
             print(f"    {p.name:<12} {p.kind:<6} default {default}: {p.doc}")
         print(f"    metrics: {', '.join(f'{m} [{METRICS[m].unit}]' for m in w.metrics)}")
         print()
+    return 0
+
+
+def _cmd_probe(args) -> int:
+    import json
+
+    from ..sampling.probe import probe_dirs
+    from ..spec import load_spec
+    from ..storage import StudyLayout
+    from ..storage.layout import study_root
+    from ..store import ResultsDir
+    from ..units import parse_size
+
+    spec = load_spec(args.spec)
+    try:
+        size = parse_size(args.size) if args.size else spec.probe_size
+    except ValueError as e:
+        raise UserError(f"--size: {e}") from None
+    layout = StudyLayout(spec)
+    existed = {r for r in layout.roots if r.exists()}  # an interrupted study's data may be there: keep it
+    layout.claim()
+    dirs = {}
+    for c in spec.storage:
+        for d in (*c.data, *c.intermediate):
+            dirs.setdefault(d, study_root(d, spec.name) / "_probe")
+    result = probe_dirs(dirs, size, spec.probe_runtime_s, on_phase=lambda t: print(t, file=sys.stderr))
+    layout.release(only=[r for r in layout.roots if r not in existed])
+    out = Path(args.out) if args.out else Path("tierbench-results") / spec.name
+    rd = ResultsDir(out)
+    if rd.exists():
+        rd.update_study(probe=result)
+        where = rd.study_file
+    else:
+        rd.check_writable_as_new()
+        out.mkdir(parents=True, exist_ok=True)
+        where = out / "probe.json"
+        where.write_text(json.dumps(result, indent=2))
+    print(f"{'device':<12} {'seq write MB/s':>15} {'seq read MB/s':>14} {'rand 64K MB/s':>14} {'IOPS':>8}  directories")
+    for dev, p in result.items():
+        t = p.get("tests", {})
+        g = lambda k, f: f"{t[k][f]:.0f}" if k in t else "–"
+        print(f"{dev:<12} {g('seq_write', 'mb_s'):>15} {g('seq_read', 'mb_s'):>14} {g('rand_read_64k', 'mb_s'):>14} "
+              f"{g('rand_read_64k', 'iops'):>8}  {', '.join(p['dirs'])}" + ("" if p.get("direct_io") else "  (buffered: O_DIRECT refused)")
+              + (f"  error: {p['error']}" if p.get("error") else ""))
+    print(f"stored in {where}")
     return 0
 
 
@@ -225,6 +280,8 @@ def main(argv: list[str] | None = None) -> int:
             return _cmd_cost(args)
         if args.verb == "services":
             return _cmd_services(args)
+        if args.verb == "probe":
+            return _cmd_probe(args)
         _parser().print_help()
         return 2
     except UserError as e:

@@ -11,6 +11,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Callable
 
@@ -103,6 +104,10 @@ class SparkApp:
                 return ev
 
     def stop(self) -> None:
+        from ..sampling.procfs import descendants
+        from ..services.base import pid_alive
+
+        jvms = descendants(self.proc.pid)  # Spark's JVM: it deletes its local dirs as it exits
         if self.proc.poll() is None:
             try:
                 self._send({"stop": True})
@@ -110,6 +115,9 @@ class SparkApp:
             except (EngineError, subprocess.TimeoutExpired):
                 self.proc.kill()
                 self.proc.wait()
+        deadline = time.time() + 30
+        while any(pid_alive(p) for p in jvms) and time.time() < deadline:
+            time.sleep(0.1)
         self._log.close()
 
 

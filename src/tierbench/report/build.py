@@ -7,6 +7,7 @@ from pathlib import Path
 
 from .. import __version__
 from ..analysis.cost import cost_summary, study_costs
+from ..analysis.observation import observe
 from ..analysis.stats import analyse, variant_of, Analysis
 from ..runner import latest_ok
 from ..store import ResultsDir
@@ -60,8 +61,12 @@ def render_report(path) -> tuple[Path, Path]:
     }
     html_path = rd.path / "report.html"
     md_path = rd.path / "report.md"
-    html_path.write_text(_html(study, an, runs, figures, cost, costs))
-    md_path.write_text(_markdown(study, an, runs, cost, costs))
+    cores = (study.get("machine") or {}).get("cpu_cores") or 1
+    obs = {r["run_key"]: observe(r, study.get("storage_map", {}), study.get("probe"), cores) for r in runs if r["status"] == "ok"}
+    profiled = _profiled_runs(runs, configs, workloads)
+    timelines = {r["run_key"]: charts.timeline(r, obs[r["run_key"]].labels, obs[r["run_key"]].roles) for r in profiled if obs.get(r["run_key"])}
+    html_path.write_text(_html(study, an, runs, figures, cost, costs, obs, profiled, timelines))
+    md_path.write_text(_markdown(study, an, runs, cost, costs, obs, profiled))
     return html_path, md_path
 
 
@@ -101,6 +106,72 @@ def _cost_intro(cost) -> str:
             "data-drive capacity after replication or erasure coding.")
 
 
+def _profiled_runs(runs, variants, workloads) -> list[dict]:
+    """The first ok run of each (variant, workload) that has samples: the ones whose IO profile is drawn."""
+    out = []
+    for wl in workloads:
+        for v in variants:
+            ok = sorted((r for r in runs if r["status"] == "ok" and variant_of(r) == v and r["label"] == wl and r.get("samples")),
+                        key=lambda r: r["repeat"])
+            if ok:
+                out.append(ok[0])
+    return out
+
+
+PROFILE_HEAD = ["phase", "device (holds)", "s", "read MB", "write MB", "read IOs", "write IOs", "merges r/w",
+                "avg read KB", "avg write KB", "read MB/s", "write MB/s", "util %", "CPU busy %", "iowait %"]
+
+
+def _profile_rows(o) -> list[list[str]]:
+    rows = []
+    for r in o.profile:
+        if r["read_mb"] < 0.05 and r["write_mb"] < 0.05 and r["util_pct"] < 1:
+            continue
+        rows.append([r["phase"], f"{r['device']} ({'+'.join(r['roles']) or 'other'})", f"{r['seconds']:.1f}",
+                     f"{r['read_mb']:.1f}", f"{r['write_mb']:.1f}", str(r["read_ios"]), str(r["write_ios"]),
+                     f"{r['read_merges']}/{r['write_merges']}", f"{r['avg_read_kb']:.0f}", f"{r['avg_write_kb']:.0f}",
+                     f"{r['read_mb_s']:.1f}", f"{r['write_mb_s']:.1f}", f"{r['util_pct']:.0f}", f"{r['cpu_busy_pct']:.0f}",
+                     f"{r['cpu_iowait_pct']:.0f}"])
+    return rows
+
+
+MACHINE_HEAD = ["directory", "role", "device", "rotational", "scheduler", "file system", "mount options"]
+
+
+def _machine_rows(study) -> list[list[str]]:
+    sm = study.get("storage_map") or {}
+    rows = []
+    for d, info in sm.get("dirs", {}).items():
+        dev = info.get("device")
+        facts = sm.get("devices", {}).get(dev, {}) if dev else {}
+        m = info.get("mount", {})
+        rows.append([d, info.get("role", ""), f"{dev} ({facts.get('disk')}{', ' + format_size(facts['size_bytes']) if facts.get('size_bytes') else ''})" if dev else "none (tmpfs/overlay/network)",
+                     {True: "1 (kernel: rotational)", False: "0 (non-rotational)"}.get(facts.get("rotational"), "–") if dev else "–",
+                     facts.get("scheduler") or "–", m.get("fs_type", "–"), m.get("options", "–")])
+    return rows
+
+
+PROBE_HEAD = ["device", "directories", "seq write MB/s", "seq read MB/s", "rand read 64K MB/s (IOPS)", "rand read p99 ms", "O_DIRECT"]
+
+
+def _probe_rows(study) -> list[list[str]]:
+    rows = []
+    for dev, p in (study.get("probe") or {}).items():
+        t = p.get("tests", {})
+        g = lambda k, f: f"{t[k][f]:.0f}" if k in t else "–"
+        rr = t.get("rand_read_64k")
+        rows.append([dev, ", ".join(p.get("dirs", [])), g("seq_write", "mb_s"), g("seq_read", "mb_s"),
+                     f"{rr['mb_s']:.0f} ({rr['iops']:.0f})" if rr else "–", f"{rr['p99_latency_ms']:.2f}" if rr else "–",
+                     "yes" if p.get("direct_io") else "no (buffered: includes the page cache)" + (f"; error: {p['error']}" if p.get("error") else "")])
+    return rows
+
+
+def _obs_cols(o) -> list[str]:
+    if o is None:
+        return ["–", "–"]
+    return [o.character, f"{o.efficiency:.0%} ({o.ceiling_note})" if o.efficiency is not None else "–"]
+
+
 def _where(w) -> str:
     return "" if w.config == "all" else f"{w.config} / {w.workload}: "
 
@@ -137,7 +208,7 @@ def _summary_rows(an: Analysis) -> list[list[str]]:
 
 
 SUMMARY_HEAD = ["workload", "config", "runs", "median s", "mean s", "std dev s", "95% CI of mean s", "min – max s", "throughput MB/s (median)", "runtime / baseline"]
-RUN_HEAD = ["run", "status", "wall s", "key metrics", "started (UTC)", "cache dropped", "error"]
+RUN_HEAD = ["run", "status", "wall s", "key metrics", "bound by", "of the device's ceiling", "started (UTC)", "cache dropped", "error"]
 
 
 def _key_metrics(r) -> str:
@@ -146,10 +217,10 @@ def _key_metrics(r) -> str:
     return ", ".join(f"{n}={_fmt(r['metrics'][n])}" for n in names if n in r.get("metrics", {}))
 
 
-def _run_rows(runs) -> list[list[str]]:
+def _run_rows(runs, obs) -> list[list[str]]:
     out = []
     for r in sorted(runs, key=lambda r: r["started_at"] or ""):
-        out.append([r["run_key"], r["status"], _fmt(r["wall_s"]), _key_metrics(r), (r["started_at"] or "")[:19],
+        out.append([r["run_key"], r["status"], _fmt(r["wall_s"]), _key_metrics(r), *_obs_cols(obs.get(r["run_key"])), (r["started_at"] or "")[:19],
                     "yes" if r.get("page_cache_dropped") else "no", r.get("error") or ""])
     return out
 
@@ -193,7 +264,7 @@ th{background:#f4f4f4} .warn{background:#fff6e0;border-left:4px solid #e0a000;pa
 """
 
 
-def _html(study, an: Analysis, runs, figures, cost, costs) -> str:
+def _html(study, an: Analysis, runs, figures, cost, costs, obs, profiled, timelines) -> str:
     spec = study["spec"]
     e = html.escape
     parts = [f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>tierbench report: {e(spec['name'])}</title>",
@@ -208,6 +279,9 @@ def _html(study, an: Analysis, runs, figures, cost, costs) -> str:
         parts.append(f"<div class='warn'>⚠ {e(_where(w))}{e(w.text)}</div>")
     for r in an.failed:
         parts.append(f"<div class='fail'>✗ {e(r['run_key'])} failed: {e(r.get('error') or '')}</div>")
+    for key, o in obs.items():
+        if o and o.cache_note:
+            parts.append(f"<div class='warn'>⚠ {e(key)}: {e(o.cache_note)}</div>")
     for key, title in (("normalised", "Normalised runtime"), ("runtime", "Runtime"), ("throughput", "Throughput")):
         if figures.get(key):
             parts.append(f"<h2>{title}</h2><div class='figure' id='chart-{key}'>{figures[key]}</div>")
@@ -223,32 +297,69 @@ def _html(study, an: Analysis, runs, figures, cost, costs) -> str:
     parts.append("<p class='muted'>Runtime is the job's wall time measured around the engine call. The 95% CI is Student's t "
                  "interval of the mean; 'significant' means Welch's t-test p &lt; 0.05 against the baseline. DFSIO throughput "
                  "is the aggregate (total MB / wall s); TestDFSIO's own per-task 'Throughput mb/sec' is in every run's metrics.</p>")
+    if profiled:
+        parts.append("<h2>IO profile per phase</h2>")
+        parts.append("<p class='muted'>Sampled from /proc/diskstats and /proc/stat every "
+                     f"{profiled[0]['samples']['interval_s']:g} s during the first run of each configuration and workload; phases from the "
+                     "engine (Spark stages; TeraSort's map, shuffle-fetch and sort-and-write task intervals; Hadoop's task log). "
+                     "'writeback after the job' is what the job left in the page cache, flushed by a sync() after it. "
+                     "The machine may be shared: device counters include other processes' IO.</p>")
+        for r in profiled:
+            o = obs.get(r["run_key"])
+            parts.append(f"<h3>{e(r['run_key'])} <span class='muted'>{e(o.character if o else '')}</span></h3>")
+            if timelines.get(r["run_key"]):
+                parts.append(f"<div class='figure timeline'>{timelines[r['run_key']]}</div>")
+            if o:
+                parts.append(_table_html(PROFILE_HEAD, _profile_rows(o)))
     parts.append("<h2>Storage configurations</h2>")
     parts.append(_table_html(["name", "data dirs", "intermediate dirs", "description"], _storage_rows(spec)))
+    if study.get("storage_map"):
+        parts.append("<h2>Machine and devices</h2>")
+        parts.append(_table_html(MACHINE_HEAD, _machine_rows(study)))
+    if study.get("probe_error"):
+        parts.append(f"<div class='warn'>⚠ device ceilings skipped: {e(study['probe_error'])}</div>")
+    if study.get("probe"):
+        parts.append("<h2>Device ceilings (fio)</h2>")
+        parts.append("<p class='muted'>fio before the study: sequential write and read in 1 MiB blocks and random reads in 64 KiB "
+                     "blocks, queue depth 8, O_DIRECT. Each run's throughput is compared with its data device's ceiling in "
+                     "'Every run'.</p>")
+        parts.append(_table_html(PROBE_HEAD, _probe_rows(study)))
     parts.append("<h2>Environment</h2>")
     parts.append(_table_html(["", ""], _environment(study, runs)))
     parts.append("<h2>Every run</h2>")
-    parts.append(_table_html(RUN_HEAD, _run_rows(runs)))
+    parts.append(_table_html(RUN_HEAD, _run_rows(runs, obs)))
     parts.append("</body></html>")
     return "\n".join(parts)
 
 
-def _markdown(study, an: Analysis, runs, cost, costs) -> str:
+def _markdown(study, an: Analysis, runs, cost, costs, obs, profiled) -> str:
     spec = study["spec"]
     out = [f"# tierbench report: {spec['name']}", "",
            f"{spec.get('description') or ''} Baseline: **{an.baseline}**. {len(runs)} stored runs; "
            f"generated {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC by tierbench {__version__}.", "", "## Findings", ""]
     out += [f"- {x}" for x in _headline(an)] or ["- Only one configuration: nothing to compare."]
-    if an.warnings or an.failed:
+    if an.warnings or an.failed or any(o and o.cache_note for o in obs.values()):
         out += ["", "## Warnings", ""]
         out += [f"- ⚠ {_where(w)}{w.text}" for w in an.warnings]
         out += [f"- ✗ {r['run_key']} failed: {r.get('error')}" for r in an.failed]
+    out += [f"- ⚠ {k}: {o.cache_note}" for k, o in obs.items() if o and o.cache_note]
     out += ["", "## Summary", "", _table_md(SUMMARY_HEAD, _summary_rows(an)), ""]
     if costs:
         out += ["## Cost per job", "", _cost_intro(cost), ""] + [f"- {x}" for x in cost_summary(costs, an.baseline)]
         out += ["", _table_md(COST_HEAD, _cost_rows(costs)), ""]
     out += [
-            "## Storage configurations", "", _table_md(["name", "data dirs", "intermediate dirs", "description"], _storage_rows(spec)), "",
+            "## Storage configurations", "", _table_md(["name", "data dirs", "intermediate dirs", "description"], _storage_rows(spec)), ""]
+    if study.get("storage_map"):
+        out += ["## Machine and devices", "", _table_md(MACHINE_HEAD, _machine_rows(study)), ""]
+    if study.get("probe"):
+        out += ["## Device ceilings (fio)", "", _table_md(PROBE_HEAD, _probe_rows(study)), ""]
+    if profiled:
+        out += ["## IO profile per phase (first run of each configuration and workload)", ""]
+        for r in profiled:
+            o = obs.get(r["run_key"])
+            if o:
+                out += [f"### {r['run_key']} — {o.character}", "", _table_md(PROFILE_HEAD, _profile_rows(o)), ""]
+    out += [
             "## Environment", "", _table_md(["", ""], _environment(study, runs)), "",
-            "## Every run", "", _table_md(RUN_HEAD, _run_rows(runs)), ""]
+            "## Every run", "", _table_md(RUN_HEAD, _run_rows(runs, obs)), ""]
     return "\n".join(out)

@@ -5,6 +5,7 @@ import io
 import matplotlib
 
 matplotlib.use("Agg")
+import matplotlib.patches  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 
 from ..analysis.stats import Analysis  # noqa: E402
@@ -105,4 +106,42 @@ def cost_per_job(costs) -> str | None:
     ax.legend(fontsize=8)
     ax.grid(axis="y", alpha=0.3)
     fig.tight_layout()
+    return _svg(fig)
+
+
+PHASE_COLORS = ["#dbe9f6", "#fde0c5", "#d5efd5", "#f3d4e6", "#e5e0f2", "#f8f1c4", "#e0e0e0"]
+
+
+def timeline(record: dict, labels: list[str], roles: dict) -> str | None:
+    """Device MB/s (read and write, per device) and CPU % over the run, with the phases as bands."""
+    s = record.get("samples")
+    if not s or not s.get("t_ms"):
+        return None
+    t0 = (s.get("start_ms") or s["t_ms"][0]) / 1000
+    xs = [t / 1000 - t0 for t in s["t_ms"]]
+    widths = [max((xs[i] - (xs[i - 1] if i else 0)), 1e-3) for i in range(len(xs))]
+    fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(7.5, 3.6), sharex=True, gridspec_kw={"height_ratios": [2, 1]})
+    phases = list(dict.fromkeys(labels))
+    colors = {p: PHASE_COLORS[i % len(PHASE_COLORS)] for i, p in enumerate(phases)}
+    for ax in (ax1, ax2):
+        for i, lab in enumerate(labels):
+            ax.axvspan(xs[i] - widths[i], xs[i], color=colors[lab], lw=0)
+    for j, (dev, cols) in enumerate(s["devices"].items()):
+        role = "+".join(roles.get(dev, [])) or "other"
+        c = PALETTE[j % len(PALETTE)]
+        ax1.step(xs, [b / 2**20 / w for b, w in zip(cols["wr_bytes"], widths)], where="pre", color=c, label=f"{dev} ({role}) write")
+        ax1.step(xs, [b / 2**20 / w for b, w in zip(cols["rd_bytes"], widths)], where="pre", color=c, ls="--", label=f"{dev} ({role}) read")
+    ax1.set_ylabel("MB/s", fontsize=8)
+    ax1.legend(fontsize=6, loc="upper left")
+    busy = [u + y + o for u, y, o in zip(s["cpu"]["user"], s["cpu"]["system"], s["cpu"]["other"])]
+    ax2.step(xs, busy, where="pre", color="black", label="CPU busy %")
+    ax2.step(xs, s["cpu"]["iowait"], where="pre", color="#C44E52", label="iowait %")
+    ax2.set_ylim(0, 105)
+    ax2.set_ylabel("CPU %", fontsize=8)
+    ax2.set_xlabel("seconds since the run started (bands: phases)", fontsize=8)
+    ax2.legend(fontsize=6, loc="upper left")
+    handles = [matplotlib.patches.Patch(color=colors[p], label=p) for p in phases]
+    fig.legend(handles=handles, fontsize=6, loc="upper right", ncol=min(4, len(handles)))
+    fig.suptitle(f"{record['run_key']}", fontsize=9, x=0.02, ha="left")
+    fig.tight_layout(rect=(0, 0, 1, 0.93))
     return _svg(fig)

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, asdict
 from pathlib import Path
 
 from ..errors import SpecError
+from ..units import parse_size
 from ..workloads import WORKLOADS
 from .cost import CostSpec, parse_cost
 
@@ -20,7 +21,10 @@ NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 ENGINE_KINDS = ("spark", "hadoop")
 HADOOP_MODES = ("local", "yarn")
 DROP_CACHES = ("auto", "always", "never")
-TOP_KEYS = ("name", "description", "repeats", "baseline", "drop_caches", "keep_data", "engine", "engines", "storage", "workloads", "cost")
+TOP_KEYS = ("name", "description", "repeats", "baseline", "drop_caches", "keep_data", "engine", "engines", "storage",
+            "workloads", "cost", "sampling", "probe")
+SAMPLING_KEYS = ("enabled", "interval_s")
+PROBE_KEYS = ("enabled", "size", "runtime_s")
 SPARK_KEYS = ("kind", "master", "driver_memory", "executor_memory", "conf")
 HADOOP_KEYS = ("kind", "mode", "hadoop_conf_dir", "conf")
 STORAGE_KEYS = ("description", "data", "intermediate", "cost")
@@ -76,6 +80,11 @@ class Spec:
     keep_data: bool = False
     description: str = ""
     cost: CostSpec | None = None  # prices for the cost analysis; not part of what runs
+    sampling: bool = True  # sample devices, CPU, network and engine IO during each run
+    sampling_interval_s: float = 1.0
+    probe: bool = False  # measure the devices' ceilings with fio before the study
+    probe_size: int = 256 << 20  # bytes fio writes and reads per device
+    probe_runtime_s: int = 5  # seconds of the random-read test
 
     def config(self, name: str) -> StorageConfig:
         return next(c for c in self.storage if c.name == name)
@@ -96,7 +105,7 @@ class Spec:
     def fingerprint(self) -> str:
         """Hash of what determines the runs (not the description), to refuse pooling different studies."""
         d = self.to_dict()
-        for analysis_only in ("description", "source", "cost"):
+        for analysis_only in ("description", "source", "cost", "sampling", "sampling_interval_s", "probe", "probe_size", "probe_runtime_s"):
             d.pop(analysis_only, None)
         return hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()[:16]
 
@@ -254,8 +263,27 @@ def parse_spec(raw: dict, source: str = "<spec>", base_dir: Path | None = None) 
             raise SpecError(src, f"workloads[{i}]", f"{lab!r} is listed twice; give one of them a distinct `label`")
     workloads = _order_producers_first(src, workloads)
     cost = parse_cost(src, raw.get("cost"), storage_raw)
+    sampling = raw.get("sampling", {})
+    _unknown(src, "sampling.", sampling if isinstance(sampling, dict) else {"?": 0}, SAMPLING_KEYS)
+    enabled = sampling.get("enabled", True)
+    if not isinstance(enabled, bool):
+        raise SpecError(src, "sampling.enabled", f"expected true or false, got {enabled!r}")
+    interval = sampling.get("interval_s", 1.0)
+    if isinstance(interval, bool) or not isinstance(interval, (int, float)) or not 0.05 <= interval <= 60:
+        raise SpecError(src, "sampling.interval_s", f"expected seconds between 0.05 and 60, got {interval!r}")
+    probe = raw.get("probe", False)
+    probe = {"enabled": probe} if isinstance(probe, bool) else probe
+    if not isinstance(probe, dict):
+        raise SpecError(src, "probe", f"expected true, false or a table {{ size = \"256MB\" }}, got {probe!r}")
+    _unknown(src, "probe.", probe, PROBE_KEYS)
+    try:
+        probe_size = parse_size(probe.get("size", "256MB"))
+    except ValueError as e:
+        raise SpecError(src, "probe.size", str(e)) from None
+    probe_rt = _int(src, "probe.runtime_s", probe.get("runtime_s", 5), 1)
     return Spec(name, src, repeats, engines, tuple(storage), tuple(workloads), baseline, drop, keep,
-                str(raw.get("description", "")), cost)
+                str(raw.get("description", "")), cost, enabled, float(interval), bool(probe.get("enabled", True)),
+                probe_size, probe_rt)
 
 
 def _parse_engine(src, where, eng, name) -> EngineSpec:

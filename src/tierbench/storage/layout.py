@@ -23,6 +23,20 @@ class OwnershipError(UserError):
     pass
 
 
+def _rmtree(path: Path, attempts: int = 5) -> None:
+    """rmtree that tolerates a process still tidying the same tree (Spark's JVM deleting its block dirs)."""
+    for i in range(attempts):
+        try:
+            shutil.rmtree(path)
+            return
+        except FileNotFoundError:
+            return
+        except OSError:
+            if i == attempts - 1:
+                raise
+            time.sleep(0.5)
+
+
 def _dirname(variant: str) -> str:
     # "config@engine" -> "config__engine": an '@' gets percent-encoded in URIs, which Hadoop then takes literally
     return variant.replace("@", "__")
@@ -89,13 +103,13 @@ class StudyLayout:
         if path.is_symlink() or path.is_file():
             path.unlink()
         elif path.exists():
-            shutil.rmtree(path)
+            _rmtree(path)
 
-    def release(self) -> None:
+    def release(self, only: list[Path] | None = None) -> None:
         """End of study: delete our roots (and the namespace dir if we leave it empty)."""
-        for root in self.roots:
+        for root in self.roots if only is None else only:
             if (root / OWNER_FILE).is_file():
-                shutil.rmtree(root)
+                _rmtree(root)
             try:
                 root.parent.rmdir()  # only succeeds when empty
             except OSError:

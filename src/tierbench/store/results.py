@@ -44,7 +44,8 @@ class ResultsDir:
     def check_writable_as_new(self) -> None:
         if self.path.exists() and not self.path.is_dir():
             raise UserError(f"{self.path} is a file; --out must be a directory")
-        if self.path.is_dir() and any(self.path.iterdir()) and not self.exists():
+        ours = {"probe.json"}  # what `tierbench probe` leaves before a study starts
+        if self.path.is_dir() and any(p.name not in ours for p in self.path.iterdir()) and not self.exists():
             raise UserError(f"{self.path} is not empty and holds no tierbench results; tierbench will not write there: choose another --out")
 
     def create(self, study: dict) -> None:

@@ -158,6 +158,7 @@ def _result(workload: str, text: str, req: JobRequest) -> tuple[dict, float | No
         if name in counters:
             out["counter_metrics"][metric] = counters[name] / div
     wall = logparse.job_seconds(text)
+    out["task_phases"] = logparse.task_phases(text)
     if workload == "teragen":
         out["rows"] = counters["Map output records"]
         out["checksum"] = format(counters["CHECKSUM"] & (2**64 - 1), "x")

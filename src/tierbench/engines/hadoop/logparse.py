@@ -70,3 +70,30 @@ def dfsio_tasks(log: str) -> tuple[list[int], list[int]]:
     sizes = [int(x) for x in re.findall(r"TestDFSIO: Number of bytes processed = (\d+)", log)]
     times = [int(x) for x in re.findall(r"TestDFSIO: Exec time = (\d+)", log)]
     return (sizes, times) if len(sizes) == len(times) else ([], [])
+
+
+def task_phases(log: str) -> list[dict]:
+    """map / shuffle / reduce-output intervals from LocalJobRunner's task lines (local mode only)."""
+    def ms(t: datetime) -> int:
+        return int(t.timestamp() * 1000)
+
+    starts = {"m": [], "r": []}
+    ends = {"m": [], "r": []}
+    merge = []
+    for t, line in timestamps(log):
+        m = re.search(r"Starting task: attempt_\S+?_([mr])_\d+", line)
+        if m:
+            starts[m.group(1)].append(ms(t))
+        m = re.search(r"Task 'attempt_\S+?_([mr])_\d+_\d+' done", line)
+        if m:
+            ends[m.group(1)].append(ms(t))
+        if "finalMerge called" in line:
+            merge.append(ms(t))
+    out = []
+    if starts["m"] and ends["m"]:
+        out.append({"phase": "map", "start_ms": min(starts["m"]), "end_ms": max(ends["m"])})
+    if starts["r"] and ends["r"]:
+        cut = min(merge) if merge else min(starts["r"])
+        out.append({"phase": "shuffle", "start_ms": min(starts["r"]), "end_ms": cut})
+        out.append({"phase": "reduce/output", "start_ms": cut, "end_ms": max(ends["r"])})
+    return out

@@ -18,6 +18,21 @@ public final class Jobs {
   public static String run(JavaSparkContext jsc, String job, String paramsJson) throws Exception {
     JsonNode p = JSON.readTree(paramsJson);
     ObjectNode result;
+    StageRecorder stages = new StageRecorder();
+    jsc.sc().addSparkListener(stages);
+    try {
+      result = dispatch(jsc, job, p);
+      // the listener bus is asynchronous: let the last stage's events arrive before reading them
+      jsc.sc().listenerBus().waitUntilEmpty(5000);
+    } finally {
+      jsc.sc().removeSparkListener(stages);
+    }
+    stages.writeTo(result.putArray("stages"));
+    return JSON.writeValueAsString(result);
+  }
+
+  private static ObjectNode dispatch(JavaSparkContext jsc, String job, JsonNode p) throws Exception {
+    ObjectNode result;
     switch (job) {
       case "teragen":
         result = TeraGen.run(jsc, p);
@@ -37,7 +52,7 @@ public final class Jobs {
       default:
         throw new IllegalArgumentException("unknown job: " + job);
     }
-    return JSON.writeValueAsString(result);
+    return result;
   }
 
   static String[] strings(JsonNode array) {

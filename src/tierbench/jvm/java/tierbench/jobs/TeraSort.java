@@ -14,6 +14,7 @@ import org.apache.spark.Partitioner;
 import org.apache.spark.SerializableWritable;
 import org.apache.spark.api.java.JavaPairRDD;
 import org.apache.spark.api.java.JavaSparkContext;
+import org.apache.spark.util.CollectionAccumulator;
 import scala.Tuple2;
 
 /**
@@ -119,9 +120,12 @@ final class TeraSort {
 
     jsc.setJobDescription("terasort: sort " + splits.size() + " splits into " + partitions + " partitions");
     final PrefixRangePartitioner ranges = new PrefixRangePartitioner(bounds);
+    // per-task phase intervals (epoch ms): 0 = map, 1 = shuffle fetch, 2 = sort + output write
+    final CollectionAccumulator<long[]> phases = jsc.sc().collectionAccumulator("terasort phases");
     final int chunkBytes = CHUNK_ROWS * TeraRows.ROW;
     // map: route each row to its range; ship rows in chunks of raw bytes, not one object per row
     JavaPairRDD<Integer, byte[]> chunks = jsc.parallelize(splits, Math.max(1, splits.size())).flatMapToPair(s -> {
+      long mapStart = System.currentTimeMillis();
       List<Tuple2<Integer, byte[]>> shipped = new ArrayList<>();
       int parts = ranges.numPartitions();
       byte[][] bufs = new byte[parts][];
@@ -150,11 +154,13 @@ final class TeraSort {
           shipped.add(new Tuple2<>(r, java.util.Arrays.copyOf(bufs[r], fill[r])));
         }
       }
+      phases.add(new long[] {0, mapStart, System.currentTimeMillis()});
       return shipped.iterator();
     });
     // reduce: gather a range's rows into one array, radix-sort row indexes by key prefix, write
     List<long[]> written = chunks.partitionBy(new IdentityPartitioner(ranges.numPartitions()))
         .mapPartitionsWithIndex((part, it) -> {
+          long fetchStart = System.currentTimeMillis();
           List<byte[]> got = new ArrayList<>();
           long total = 0;
           while (it.hasNext()) {
@@ -173,6 +179,7 @@ final class TeraSort {
             pos += c.length;
           }
           got.clear();
+          long fetchEnd = System.currentTimeMillis();
           int n = (int) (total / TeraRows.ROW);
           long[] keys = new long[n];
           for (int i = 0; i < n; i++) {
@@ -199,6 +206,8 @@ final class TeraSort {
             }
           }
           long ms = (System.nanoTime() - t0) / 1_000_000;
+          phases.add(new long[] {1, fetchStart, fetchEnd});
+          phases.add(new long[] {2, fetchEnd, System.currentTimeMillis()});
           return List.of(new long[] {part, n, ms}).iterator();
         }, true).collect();
     out.markComplete(conf.value());
@@ -215,6 +224,11 @@ final class TeraSort {
     r.put("bytes_written", rows * TeraRows.ROW);
     r.put("map_tasks", splits.size());
     r.put("reduce_tasks", partitions);
+    String[] names = {"map", "shuffle", "reduce/output"};
+    var tp = r.putArray("task_phases");
+    for (long[] ph : phases.value()) {
+      tp.addObject().put("phase", names[(int) ph[0]]).put("start_ms", ph[1]).put("end_ms", ph[2]);
+    }
     return r;
   }
 

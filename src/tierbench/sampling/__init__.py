@@ -1,0 +1,1 @@
+"""Observation during runs: device, CPU, network and process IO samples, device mapping, phases."""
