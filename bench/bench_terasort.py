@@ -21,18 +21,7 @@ import sys
 import time
 from pathlib import Path
 
-os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-
-
-def drop_caches() -> bool:
-    if os.geteuid() != 0:
-        return False
-    os.system("sync")
-    try:
-        Path("/proc/sys/vm/drop_caches").write_text("3\n")
-        return True
-    except OSError:
-        return False
+from common import drop_caches, spark_session
 
 
 def main() -> int:
@@ -44,8 +33,7 @@ def main() -> int:
     ap.add_argument("--driver-memory", default="6g")
     args = ap.parse_args()
 
-    from pyspark.sql import SparkSession, functions as F
-    from tierbench.engines.jobs_jar import jobs_jar
+    from pyspark.sql import functions as F
     from tierbench.units import parse_size
 
     rows = parse_size(args.size) // 100
@@ -53,14 +41,8 @@ def main() -> int:
     scratch = Path(args.dir) / "tierbench-bench"
     shutil.rmtree(scratch, ignore_errors=True)
     scratch.mkdir(parents=True)
-    spark = (SparkSession.builder.master(args.master).appName("tierbench bench")
-             .config("spark.jars", str(jobs_jar())).config("spark.ui.enabled", "false")
-             .config("spark.ui.showConsoleProgress", "false").config("spark.driver.memory", args.driver_memory)
-             .config("spark.local.dir", str(scratch / "local"))
-             .config("spark.serializer", "org.apache.spark.serializer.KryoSerializer")
-             .config("spark.sql.shuffle.partitions", str(tasks)).getOrCreate())
-    spark.sparkContext.setLogLevel("ERROR")
-    jobs = spark._jvm.tierbench.jobs.Jobs
+    spark, jobs = spark_session("tierbench bench", scratch, args.driver_memory, args.master,
+                                **{"spark.sql.shuffle.partitions": str(tasks)})
 
     def tb(job, **p):
         drop_caches()

@@ -21,16 +21,7 @@ import sys
 import time
 from pathlib import Path
 
-os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-
-
-def drop_caches() -> None:
-    if os.geteuid() == 0:
-        os.system("sync")
-        try:
-            Path("/proc/sys/vm/drop_caches").write_text("3\n")
-        except OSError:
-            pass
+from common import drop_caches, spark_session
 
 
 def main() -> int:
@@ -40,10 +31,8 @@ def main() -> int:
     ap.add_argument("--dir", default="/tmp/tierbench-bench-hadoop")
     args = ap.parse_args()
 
-    from pyspark.sql import SparkSession
     from tierbench.engines.hadoop.logparse import job_seconds
     from tierbench.engines.hadoop.runtime import classpath, java_bin
-    from tierbench.engines.jobs_jar import jobs_jar
     from tierbench.units import parse_size
 
     rows = parse_size(args.size) // 100
@@ -51,13 +40,7 @@ def main() -> int:
     scratch = Path(args.dir) / "tierbench-bench"
     shutil.rmtree(scratch, ignore_errors=True)
     scratch.mkdir(parents=True)
-    spark = (SparkSession.builder.master("local[*]").appName("tierbench bench vs hadoop")
-             .config("spark.jars", str(jobs_jar())).config("spark.ui.enabled", "false")
-             .config("spark.ui.showConsoleProgress", "false").config("spark.driver.memory", "6g")
-             .config("spark.local.dir", str(scratch / "spark-local"))
-             .config("spark.serializer", "org.apache.spark.serializer.KryoSerializer").getOrCreate())
-    spark.sparkContext.setLogLevel("ERROR")
-    jobs = spark._jvm.tierbench.jobs.Jobs
+    spark, jobs = spark_session("tierbench bench vs hadoop", scratch)
 
     def tb(job, **p):
         drop_caches()

@@ -40,13 +40,14 @@ def _sources() -> list[Path]:
     return sorted(JAVA_SRC.rglob("*.java"))
 
 
-def _javac() -> str:
+def java_tool(name: str) -> str:
+    """A JDK program (java, javac): from $JAVA_HOME when set, else from PATH."""
     home = os.environ.get("JAVA_HOME")
-    if home and (Path(home) / "bin" / "javac").exists():
-        return str(Path(home) / "bin" / "javac")
-    found = shutil.which("javac")
+    if home and (Path(home) / "bin" / name).exists():
+        return str(Path(home) / "bin" / name)
+    found = shutil.which(name)
     if not found:
-        raise UserError("javac (a Java 17+ JDK) was not found: install it (Debian: apt-get install openjdk-17-jdk-headless) "
+        raise UserError(f"{name} (a Java 17+ JDK) was not found: install it (Debian: apt-get install openjdk-17-jdk-headless) "
                         "or set JAVA_HOME; ./setup.sh does this for you when run as root")
     return found
 
@@ -67,7 +68,7 @@ def jobs_jar() -> Path:
             return jar
         with tempfile.TemporaryDirectory(prefix="tierbench-javac-") as tmp:
             classpath = str(pyspark_home() / "jars" / "*")
-            cmd = [_javac(), "-nowarn", "-encoding", "UTF-8", "--release", "17", "-d", tmp, "-cp", classpath] + [str(s) for s in _sources()]
+            cmd = [java_tool("javac"), "-nowarn", "-encoding", "UTF-8", "--release", "17", "-d", tmp, "-cp", classpath] + [str(s) for s in _sources()]
             out = subprocess.run(cmd, capture_output=True, text=True)
             if out.returncode != 0:
                 raise RuntimeError(f"compiling tierbench's Java jobs failed:\n{out.stderr[-4000:]}")

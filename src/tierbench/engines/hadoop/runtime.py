@@ -2,13 +2,12 @@
 
 import fcntl
 import hashlib
-import os
 import shutil
 import subprocess
 from pathlib import Path
 
 from ...errors import UserError
-from ..jobs_jar import cache_dir
+from ..jobs_jar import cache_dir, java_tool
 
 HADOOP_VERSION = "3.4.2"
 POM = Path(__file__).resolve().parent / "pom.xml"
@@ -31,13 +30,7 @@ def _home() -> Path:
 
 
 def java_bin() -> str:
-    home = os.environ.get("JAVA_HOME")
-    if home and (Path(home) / "bin" / "java").exists():
-        return str(Path(home) / "bin" / "java")
-    found = shutil.which("java")
-    if not found:
-        raise UserError("java (17+) was not found: install openjdk-17-jdk-headless or set JAVA_HOME")
-    return found
+    return java_tool("java")
 
 
 def hadoop_lib() -> Path:
