@@ -128,3 +128,17 @@ def test_terasort_orders_keys_whose_8_byte_prefixes_tie(run_job, tmp_path):
     got = [data[i:i + 100] for i in range(0, len(data), 100)]
     assert [r[:10] for r in got] == sorted(r[:10] for r in rows)
     assert sorted(got) == sorted(rows)
+
+
+def test_random_filler_is_incompressible_and_still_validates(run_job, tmp_path):
+    import zlib
+
+    gen_h = run_job("teragen", rows=20_000, tasks=1, output=[(tmp_path / "h").as_uri()])
+    gen_r = run_job("teragen", rows=20_000, tasks=1, output=[(tmp_path / "r").as_uri()], filler="random")
+    hadoop_rows, random_rows = _concat(list((tmp_path / "h").glob("part-*"))), _concat(list((tmp_path / "r").glob("part-*")))
+    assert hadoop_rows[:48] == random_rows[:48] and hadoop_rows != random_rows  # same keys and row ids, other filler
+    assert len(zlib.compress(hadoop_rows, 1)) < 0.4 * len(hadoop_rows)
+    assert len(zlib.compress(random_rows, 1)) > 0.6 * len(random_rows)  # only the row id's hex digits still compress
+    run_job("terasort", input=[(tmp_path / "r").as_uri()], output=[(tmp_path / "rs").as_uri()], partitions=2)
+    v = run_job("teravalidate", input=[(tmp_path / "rs").as_uri()])
+    assert v["error_count"] == 0 and v["checksum"] == gen_r["checksum"] != gen_h["checksum"]

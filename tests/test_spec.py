@@ -93,3 +93,15 @@ def test_relative_paths_are_taken_from_the_spec_file(tmp_path):
     raw = {"name": "t", "storage": {"a": {"data": ["rel/dir"]}}, "workloads": [{"name": "teragen"}]}
     spec = parse_spec(raw, "s.toml", base_dir=tmp_path)
     assert spec.config("a").data == (str(tmp_path / "rel" / "dir"),)
+
+
+def test_random_filler_is_refused_on_the_hadoop_engine(tmp_path):
+    raw = {"name": "t", "engine": {"kind": "hadoop"}, "storage": {"a": {"data": [str(tmp_path)]}},
+           "workloads": [{"name": "teragen", "filler": "random"}]}
+    with pytest.raises(SpecError, match=r"workloads\[0\]\.filler.*Hadoop's TeraGen"):
+        parse_spec(raw, "s.toml")
+    raw["engine"] = {"kind": "spark"}
+    assert parse_spec(raw, "s.toml").workloads[0].params["filler"] == "random"
+    raw["workloads"][0]["filler"] = "zeros"
+    with pytest.raises(SpecError, match="expected one of 'hadoop', 'random'"):
+        parse_spec(raw, "s.toml")

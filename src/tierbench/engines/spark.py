@@ -127,7 +127,7 @@ def job_params(w: WorkloadSpec, inputs: list[str], outputs: list[str], producer:
     if w.name == "teragen":
         rows = p["size"] // 100 if p.get("size") else p["rows"]
         tasks = p["tasks"] or max(2, math.ceil(rows * 100 / (64 * MB)))
-        return {"rows": rows, "tasks": tasks, "output": outputs}
+        return {"rows": rows, "tasks": tasks, "output": outputs, "filler": p["filler"]}
     if w.name == "terasort":
         return {"input": inputs, "output": outputs, "partitions": p["partitions"], "split_bytes": p["split_size"]}
     if w.name == "teravalidate":

@@ -255,6 +255,9 @@ def parse_spec(raw: dict, source: str = "<spec>", base_dir: Path | None = None) 
                     raise SpecError(src, f"{where}.{p.name}", str(e)) from None
             else:
                 params[p.name] = p.default
+        if params.get("filler") == "random" and any(e.kind == "hadoop" for e in engines):
+            raise SpecError(src, f"{where}.filler", "\"random\" is tierbench's own TeraGen: Hadoop's TeraGen writes only its "
+                            "own filler; use \"hadoop\" or run this study on the spark engine only")
         workloads.append(WorkloadSpec(wl.name, label, params))
 
     labels = [w.label for w in workloads]

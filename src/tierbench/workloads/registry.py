@@ -14,15 +14,20 @@ from ..units import parse_size, MB
 @dataclass(frozen=True)
 class Param:
     name: str
-    kind: str  # "count" (integer >= minimum) or "size" (bytes, written with units)
+    kind: str  # "count" (integer >= minimum), "size" (bytes, written with units) or "choice"
     default: object
     doc: str
     minimum: int = 0
+    choices: tuple = ()
 
     def parse(self, value):
         """The parameter's value in canonical form; ValueError saying what is accepted."""
         if self.kind == "size":
             return parse_size(value)
+        if self.kind == "choice":
+            if value not in self.choices:
+                raise ValueError(f"expected one of {', '.join(map(repr, self.choices))}, got {value!r}")
+            return value
         if isinstance(value, bool) or not isinstance(value, int):
             raise ValueError(f"expected a whole number >= {self.minimum}, got {value!r}")
         if value < self.minimum:
@@ -97,7 +102,9 @@ WORKLOADS: dict[str, Workload] = {
             "TeraGen",
             "Writes rows of Hadoop's TeraSort format (10-byte random key from the 128-bit LCG "
             "Random16, row id, filler), byte-identical to Hadoop's TeraGen.",
-            (_TERA_ROWS, _TERA_SIZE, Param("tasks", "count", 0, "writing tasks = output files (0: one per 64 MB, at least 2)")),
+            (_TERA_ROWS, _TERA_SIZE, Param("tasks", "count", 0, "writing tasks = output files (0: one per 64 MB, at least 2)"),
+             Param("filler", "choice", "hadoop", "\"hadoop\": rows byte-identical to Hadoop's TeraGen (compress to ~1/3); "
+                   "\"random\": incompressible filler (Spark engine only)", choices=("hadoop", "random"))),
             produces="tera-input",
             metrics=("rows", "data_mb", "throughput_mb_s", "tasks"),
         ),

@@ -28,6 +28,7 @@ final class TeraGen {
   static ObjectNode run(JavaSparkContext jsc, JsonNode p) throws Exception {
     final long rows = p.get("rows").asLong();
     final int tasks = p.get("tasks").asInt();
+    final boolean randomFiller = "random".equals(p.path("filler").asText("hadoop"));
     final DataSet out = new DataSet(Jobs.strings(p.get("output")));
     final SerializableWritable<Configuration> conf = new SerializableWritable<>(jsc.hadoopConfiguration());
     out.prepareEmpty(conf.value());
@@ -49,7 +50,7 @@ final class TeraGen {
       try (OutputStream os = new BufferedOutputStream(path.getFileSystem(conf.value()).create(path, true), 1 << 20)) {
         for (long r = start; r < end; r++) {
           Random16.nextRand(rand);
-          TeraRows.generate(row, rand, r);
+          TeraRows.generate(row, rand, r, randomFiller);
           os.write(row);
           crc.reset();
           crc.update(row, 0, TeraRows.ROW);

@@ -12,6 +12,30 @@ public final class TeraRows {
 
   private TeraRows() {}
 
+  /**
+   * Hadoop's filler is 12 hex digits of the random number, each written 4 times:
+   * rows compress to about a third (gzip -1: 31%, lz4: 38%, measured on 1e5 rows).
+   * With randomFiller the 48 filler bytes are instead 6 longs of a per-row
+   * SplitMix64 stream: the rows no longer match Hadoop's, and no codec can
+   * shrink the shuffle or the output.
+   */
+  public static void generate(byte[] row, Unsigned128 rand, long rowId, boolean randomFiller) {
+    generate(row, rand, rowId);
+    if (randomFiller) {
+      long z = rowId * 0x9E3779B97F4A7C15L + rand.lo;
+      for (int i = 0; i < 6; i++) {
+        z += 0x9E3779B97F4A7C15L;
+        long x = z;
+        x = (x ^ (x >>> 30)) * 0xBF58476D1CE4E5B9L;
+        x = (x ^ (x >>> 27)) * 0x94D049BB133111EBL;
+        x = x ^ (x >>> 31);
+        for (int b = 0; b < 8; b++) {
+          row[48 + i * 8 + b] = (byte) (x >>> (56 - 8 * b));
+        }
+      }
+    }
+  }
+
   public static void generate(byte[] row, Unsigned128 rand, long rowId) {
     for (int i = 0; i < KEY; i++) {
       row[i] = (byte) rand.getByte(i);
