@@ -150,3 +150,15 @@ def test_report_has_cost_section_with_example_label(tmp_path):
     assert "Cost per job" in html and "EXAMPLE PRICES" in html and "chart-cost" in html
     md = md_path.read_text()
     assert "split costs 4% more to buy" in md and "per terasort job than single" in md
+
+
+def test_wear_uses_the_sampled_device_writes_when_there_are_samples():
+    from tierbench.analysis.cost import bytes_written_sampled
+
+    rec = {"storage": {"data": ["/d"], "intermediate": ["/i"]},
+           "samples": {"devices": {"sda": {"wr_bytes": [10, 20, 5]}, "sdb": {"wr_bytes": [100, 0, 0]}}}}
+    smap = {"dirs": {"/d": {"device": "sda"}, "/i": {"device": "sdb"}}}
+    assert bytes_written_sampled(rec, smap) == {"data": 35.0, "intermediate": 100.0}
+    smap["dirs"]["/i"]["device"] = "sda"  # one device holds both: counted once, as data
+    assert bytes_written_sampled(rec, smap) == {"data": 35.0, "intermediate": 0.0}
+    assert bytes_written_sampled({**rec, "samples": None}, smap) is None

@@ -12,6 +12,8 @@ coding).
 """
 
 import math
+
+import numpy as np
 from dataclasses import dataclass, field, asdict
 from decimal import Decimal, ROUND_DOWN, ROUND_HALF_UP
 
@@ -105,7 +107,7 @@ class Wear:
     replacement_usd_per_job: float
 
 
-@dataclass(frozen=True)
+@dataclass
 class WorkloadCost:
     config: str
     workload: str
@@ -115,6 +117,7 @@ class WorkloadCost:
     usd_per_job_total: float  # hardware + power + drive replacements
     usd_per_mb_s: float | None  # cost per performance
     usd_per_usable_tb: float | None  # cost per capacity
+    written_source: str = "model"  # where the bytes written per job came from: "sampled" devices or the workload "model"
 
 
 def wear_for(config: ConfigCost, classes: dict[str, DriveClass], written: dict[str, float], jobs_in_period: float) -> list[Wear]:
@@ -166,15 +169,32 @@ def bytes_written_model(workload: str, metrics: dict) -> dict[str, float]:
     return {"data": 0.0, "intermediate": 0.0}
 
 
+def bytes_written_sampled(record: dict, storage_map: dict) -> dict[str, float] | None:
+    """Bytes the run's data and intermediate devices took, measured (job and writeback samples), or None.
+    A device holding both kinds counts as "data". The machine may be shared: this is an upper bound."""
+    s = record.get("samples")
+    dirs = (storage_map or {}).get("dirs", {})
+    if not s or not dirs:
+        return None
+    dev_of = lambda paths: {dirs.get(p, {}).get("device") for p in paths} - {None}
+    data_devs = dev_of(record["storage"]["data"])
+    inter_devs = dev_of(record["storage"]["intermediate"]) - data_devs
+    if not data_devs:
+        return None
+    total = lambda devs: float(sum(sum(s["devices"][d]["wr_bytes"]) for d in devs if d in s["devices"]))
+    return {"data": total(data_devs), "intermediate": total(inter_devs)}
+
+
 def cost_from_dict(cost: dict) -> tuple[dict[str, DriveClass], dict[str, ConfigCost]]:
     classes = {n: DriveClass(**d) for n, d in cost.get("drive_classes", {}).items()}
     configs = {n: ConfigCost(**c) for n, c in cost.get("configs", {}).items()}
     return classes, configs
 
 
-def study_costs(cost: dict, analysis, runs: list[dict], config_of: dict[str, str]) -> list[WorkloadCost]:
-    """Cost figures per (variant, workload) whose storage configuration has a price,
-    from median runtime and throughput. `config_of` maps variant -> storage configuration."""
+def study_costs(cost: dict, analysis, runs: list[dict], config_of: dict[str, str], storage_map: dict | None = None) -> list[WorkloadCost]:
+    """Cost figures per (variant, workload) whose storage configuration has a price, from median runtime
+    and throughput. `config_of` maps variant -> storage configuration. Bytes written per job (for wear)
+    are the sampler's median when runs were sampled, else the workload model's."""
     from .stats import variant_of
 
     classes, configs = cost_from_dict(cost)
@@ -189,14 +209,22 @@ def study_costs(cost: dict, analysis, runs: list[dict], config_of: dict[str, str
                 continue
             t = analysis.throughput.get((config, wl))
             ok = [r for r in runs if r["status"] == "ok" and variant_of(r) == config and r["label"] == wl]
-            written_kind = bytes_written_model(ok[0]["workload"], ok[0]["metrics"])
+            sampled = [b for b in (bytes_written_sampled(r, storage_map) for r in ok) if b is not None]
+            if sampled:  # measured on this machine's devices: replication, if any, is already in them
+                written_kind = {k: float(np.median([b[k] for b in sampled])) for k in ("data", "intermediate")}
+                factor_data, source = 1.0, "sampled"
+            else:
+                written_kind = bytes_written_model(ok[0]["workload"], ok[0]["metrics"])
+                factor_data, source = cc.copies, "model"
             written: dict[str, float] = {}
             for kind, drive in (("data", cc.data_drive), ("intermediate", cc.intermediate_drive)):
                 if drive and written_kind[kind]:
-                    factor = cc.copies if kind == "data" else 1.0
+                    factor = factor_data if kind == "data" else 1.0
                     written[drive] = written.get(drive, 0.0) + written_kind[kind] * factor
-            out.append(workload_cost(config, wl, s.median, t.median if t else None, cc, classes, written,
-                                     cost["years"], cost["utilisation"], cost["usd_per_kwh"]))
+            wc = workload_cost(config, wl, s.median, t.median if t else None, cc, classes, written,
+                               cost["years"], cost["utilisation"], cost["usd_per_kwh"])
+            wc.written_source = source
+            out.append(wc)
     return out
 
 

@@ -52,7 +52,7 @@ def render_report(path) -> tuple[Path, Path]:
             runs_by_key[("runtime", config, wl)] = [r["wall_s"] for r in ok]
             runs_by_key[("throughput", config, wl)] = [r["metrics"].get("aggregate_throughput_mb_s", r["metrics"].get("throughput_mb_s")) for r in ok]
     cost = spec.get("cost")
-    costs = study_costs(cost, an, runs, {v["name"]: v["config"] for v in variants}) if cost else []
+    costs = study_costs(cost, an, runs, {v["name"]: v["config"] for v in variants}, study.get("storage_map")) if cost else []
     figures = {
         "runtime": charts.per_workload_bars(an, "runtime", runs_by_key, "Runtime per workload (bar: median; whiskers: 95% CI; dots: runs)", "wall time (s)"),
         "throughput": charts.per_workload_bars(an, "throughput", runs_by_key, "Throughput per workload (median; DFSIO: aggregate MB/s)", "MB/s"),
@@ -89,6 +89,8 @@ def _cost_rows(costs) -> list[list[str]]:
             + (f"worn after {w.jobs_until_worn:,.0f} jobs" + (f" (before the period ends: {w.replacements} replacement(s) added)" if w.worn_before_period_ends else " (after the period)")
                if w.jobs_until_worn is not None else "no rated endurance")
             for w in c.wear) or "–"
+        if c.wear:
+            wear += f" [{c.written_source}]"
         rows.append([c.workload, c.config, f"{c.base.price_usd:,.0f}", f"{c.base.runtime_s:.2f}", f"{c.base.jobs_per_day:,.1f}",
                      f"{c.base.jobs_in_period:,.0f}", _usd(c.base.usd_per_job), _usd(c.power_usd_per_job),
                      _usd(c.usd_per_job_total), f"{c.usd_per_mb_s:,.0f}" if c.usd_per_mb_s else "–",
@@ -100,8 +102,9 @@ def _cost_intro(cost) -> str:
     label = "EXAMPLE PRICES — from the spec's example price list, not quotes: put your own in [cost]. " if cost.get("example_prices") else ""
     return (f"{label}Formulas of the studies: jobs/day = 86400 / median runtime x utilisation ({cost['utilisation']:g}); "
             f"jobs in {cost['years']:g} years = jobs/day x 365 x {cost['years']:g}; $/job = price / jobs in the period. Added: power at "
-            f"${cost['usd_per_kwh']:g}/kWh, and drive wear: bytes written per job (workload model: data written x replication; "
-            "TeraSort's shuffle once to the intermediate drives) against rated endurance, with replacements added to $/job "
+            f"${cost['usd_per_kwh']:g}/kWh, and drive wear: bytes written per job ([sampled]: median of what the run's devices took, "
+            "writeback included — the machine may be shared, so an upper bound; [model]: data written x replication, TeraSort's "
+            "shuffle once to the intermediate drives) against rated endurance, with replacements added to $/job "
             "when endurance ends before the period. $ per MB/s is price / median throughput; $ per usable TB is price / "
             "data-drive capacity after replication or erasure coding.")
 
