@@ -122,3 +122,28 @@ data = ["{d}/data"]
 def test_services_status_when_down(tmp_path, tb):
     st = tb("services", "status", "yarn", "--dir", tmp_path / "none")
     assert st.returncode == 3 and "not running" in st.stdout
+
+
+def test_yarn_mode_finds_the_cluster_of_a_hadoop_command_on_path(tmp_path, monkeypatch):
+    """A user's cluster: no conf dir in the spec, no HADOOP_CONF_DIR, but their `hadoop` on PATH.
+    (The `hadoop` here is a stand-in script answering `hadoop envvars` as Hadoop 3 does.)"""
+    from tierbench.engines.hadoop import HadoopEngine
+    from tierbench.errors import SpecError
+    from tierbench.spec import parse_spec
+
+    conf = tmp_path / "etc-hadoop"
+    conf.mkdir()
+    raw = {"name": "y", "engine": {"kind": "hadoop", "mode": "yarn"}, "storage": {"a": {"data": [str(tmp_path)]}},
+           "workloads": [{"name": "teragen"}]}
+    monkeypatch.delenv("HADOOP_CONF_DIR", raising=False)
+    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}:/usr/bin:/bin")
+    with pytest.raises(SpecError, match="needs a Hadoop conf dir"):
+        parse_spec(raw, "s.toml")
+    (tmp_path / "bin").mkdir()
+    shim = tmp_path / "bin" / "hadoop"
+    shim.write_text(f"#!/bin/sh\n[ \"$1\" = envvars ] && echo \"HADOOP_CONF_DIR='{conf}'\"\n")
+    shim.chmod(0o755)
+    spec = parse_spec(raw, "s.toml")
+    assert HadoopEngine(spec.engines[0], tmp_path).conf_dir == str(conf)
+    monkeypatch.setenv("HADOOP_CONF_DIR", "/elsewhere")  # the environment wins over the installed command
+    assert HadoopEngine(spec.engines[0], tmp_path).conf_dir == "/elsewhere"

@@ -311,9 +311,12 @@ def _parse_engine(src, where, eng, name) -> EngineSpec:
         conf_dir = eng.get("hadoop_conf_dir")
         if conf_dir is not None and not (isinstance(conf_dir, str) and Path(conf_dir).is_dir()):
             raise SpecError(src, f"{where}.hadoop_conf_dir", f"{conf_dir!r} is not a directory (a Hadoop conf dir with core-site.xml, yarn-site.xml)")
-        if mode == "yarn" and conf_dir is None and not os.environ.get("HADOOP_CONF_DIR"):
-            raise SpecError(src, f"{where}.mode", "\"yarn\" needs a Hadoop conf dir: set hadoop_conf_dir, or export HADOOP_CONF_DIR "
-                            "(tierbench services up yarn prints one for an embedded YARN)")
+        if mode == "yarn":
+            from ..engines.hadoop.runtime import yarn_conf_dir
+
+            if yarn_conf_dir(conf_dir) is None:
+                raise SpecError(src, f"{where}.mode", "\"yarn\" needs a Hadoop conf dir: set hadoop_conf_dir, export HADOOP_CONF_DIR, "
+                                "or put your cluster's `hadoop` command on PATH (tierbench services up yarn prints one for an embedded YARN)")
         return EngineSpec(name=name, kind=kind, conf=conf, mode=mode, hadoop_conf_dir=conf_dir, master="", driver_memory="")
     master = eng.get("master", "local[*]")
     if not isinstance(master, str) or not re.match(r"^(local(\[(\*|[1-9][0-9]*)(,[0-9]+)?\])?|spark://.+|yarn|k8s://.+|local-cluster\[.+\])$", master):

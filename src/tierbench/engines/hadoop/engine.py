@@ -17,7 +17,7 @@ from ...spec import EngineSpec, StorageConfig
 from ...units import MB
 from ..base import EngineError, JobOutcome, JobRequest
 from . import logparse
-from .runtime import HADOOP_VERSION, classpath, hadoop_lib, java_bin
+from .runtime import HADOOP_VERSION, classpath, hadoop_lib, java_bin, yarn_conf_dir
 
 MAIN = {
     "teragen": "org.apache.hadoop.examples.terasort.TeraGen",
@@ -40,7 +40,7 @@ class HadoopEngine:
 
     def __init__(self, spec: EngineSpec, log_dir: Path):
         self.spec, self.name, self.log_dir = spec, spec.name, log_dir
-        self.conf_dir = spec.hadoop_conf_dir or (os.environ.get("HADOOP_CONF_DIR") if spec.mode == "yarn" else None)
+        self.conf_dir = yarn_conf_dir(spec.hadoop_conf_dir) if spec.mode == "yarn" else None
         self.version = f"hadoop {HADOOP_VERSION} ({'local' if spec.mode == 'local' else 'yarn, conf ' + str(self.conf_dir)})"
         self.conf: dict = {}
         self._local_dirs: list[Path] = []

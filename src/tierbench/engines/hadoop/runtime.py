@@ -2,6 +2,7 @@
 
 import fcntl
 import hashlib
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -31,6 +32,27 @@ def _home() -> Path:
 
 def java_bin() -> str:
     return java_tool("java")
+
+
+def installed_conf_dir() -> str | None:
+    """The conf dir of a Hadoop installed on this machine (a `hadoop` command on PATH), as it reports it."""
+    hadoop = shutil.which("hadoop")
+    if not hadoop:
+        return None
+    try:
+        out = subprocess.run([hadoop, "envvars"], capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    for line in out.stdout.splitlines():
+        if line.startswith("HADOOP_CONF_DIR="):
+            return line.split("=", 1)[1].strip().strip("'\"") or None
+    return None
+
+
+def yarn_conf_dir(configured: str | None) -> str | None:
+    """Where a yarn-mode job finds its cluster: the spec's hadoop_conf_dir, else $HADOOP_CONF_DIR,
+    else the conf dir of a `hadoop` command on PATH."""
+    return configured or os.environ.get("HADOOP_CONF_DIR") or installed_conf_dir()
 
 
 def hadoop_lib() -> Path:
