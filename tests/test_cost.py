@@ -158,7 +158,7 @@ def test_wear_uses_the_sampled_device_writes_when_there_are_samples():
     rec = {"storage": {"data": ["/d"], "intermediate": ["/i"]},
            "samples": {"devices": {"sda": {"wr_bytes": [10, 20, 5]}, "sdb": {"wr_bytes": [100, 0, 0]}}}}
     smap = {"dirs": {"/d": {"device": "sda"}, "/i": {"device": "sdb"}}}
-    assert bytes_written_sampled(rec, smap) == {"data": 35.0, "intermediate": 100.0}
+    assert bytes_written_sampled(rec, smap) == {"data": 35.0, "intermediate": 100.0, "separate": True}
     smap["dirs"]["/i"]["device"] = "sda"  # one device holds both: counted once, as data
-    assert bytes_written_sampled(rec, smap) == {"data": 35.0, "intermediate": 0.0}
+    assert bytes_written_sampled(rec, smap) == {"data": 35.0, "intermediate": 0.0, "separate": False}
     assert bytes_written_sampled({**rec, "samples": None}, smap) is None

@@ -182,7 +182,7 @@ def bytes_written_sampled(record: dict, storage_map: dict) -> dict[str, float] |
     if not data_devs:
         return None
     total = lambda devs: float(sum(sum(s["devices"][d]["wr_bytes"]) for d in devs if d in s["devices"]))
-    return {"data": total(data_devs), "intermediate": total(inter_devs)}
+    return {"data": total(data_devs), "intermediate": total(inter_devs), "separate": bool(inter_devs)}
 
 
 def cost_from_dict(cost: dict) -> tuple[dict[str, DriveClass], dict[str, ConfigCost]]:
@@ -210,6 +210,8 @@ def study_costs(cost: dict, analysis, runs: list[dict], config_of: dict[str, str
             t = analysis.throughput.get((config, wl))
             ok = [r for r in runs if r["status"] == "ok" and variant_of(r) == config and r["label"] == wl]
             sampled = [b for b in (bytes_written_sampled(r, storage_map) for r in ok) if b is not None]
+            if cc.intermediate_drive != cc.data_drive and not all(b["separate"] for b in sampled):
+                sampled = []  # the price list has two drive classes but the dirs share one device: measured bytes cannot be split
             if sampled:  # measured on this machine's devices: replication, if any, is already in them
                 written_kind = {k: float(np.median([b[k] for b in sampled])) for k in ("data", "intermediate")}
                 factor_data, source = 1.0, "sampled"
