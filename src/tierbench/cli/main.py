@@ -18,8 +18,11 @@ examples:
   tierbench report tierbench-results/quick     re-render the report from stored results, offline
   tierbench results tierbench-results/quick --format csv > runs.csv
   tierbench workloads                          what can run, with parameters and metrics
+  tierbench probe study.toml                   measure the study's devices with fio (ceilings for the report)
+  tierbench cost --runtime-s 11589 --price-usd 37561    $/job over 3 years, without running anything
+  tierbench services up yarn                   an embedded YARN on 127.0.0.1 for the hadoop engine
 
-docs: README.md, docs/spec.md (study spec), docs/results.md (record schema, metrics)
+docs: README.md, docs/spec.md (study spec, engines, cost), docs/results.md (record schema, metrics, IO profile)
 """
 
 
@@ -27,9 +30,10 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="tierbench",
         description="Which storage should your Spark/Hadoop cluster run on, and what does each choice cost per job? "
-                    "tierbench runs the standard storage benchmarks (TestDFSIO, TeraGen/TeraSort/TeraValidate) on a real "
-                    "Spark engine against each storage configuration of a study, repeats them, records every run and "
-                    "writes a report with statistics and charts.",
+                    "tierbench runs the standard storage benchmarks (TestDFSIO, TeraGen/TeraSort/TeraValidate) on real "
+                    "engines (Spark, or Hadoop's own jars locally or on YARN) against each storage configuration of a "
+                    "study, repeats them, samples the devices, records every run and writes a report with statistics, "
+                    "IO profiles, cost per job and charts.",
         epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--version", action="version", version=f"tierbench {__version__}")
     sub = p.add_subparsers(dest="verb", metavar="COMMAND")
