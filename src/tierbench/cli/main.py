@@ -74,18 +74,22 @@ def _parser() -> argparse.ArgumentParser:
     pr.add_argument("--out", help="results directory (default: ./tierbench-results/<study name>)")
     pr.add_argument("--size", default=None, help="bytes per device test, e.g. 256MB (default: the spec's probe.size or 256MB)")
 
-    sv = sub.add_parser("services", help="start, stop or inspect real local servers (yarn) on 127.0.0.1",
+    sv = sub.add_parser("services", help="start, stop or inspect real local servers (yarn, spark) on 127.0.0.1",
                         formatter_class=argparse.RawDescriptionHelpFormatter,
                         description="Real servers for trying tierbench on one machine, each in its own directory with "
                                     "its configuration, logs and pid files. Bound to 127.0.0.1 only.\n"
                                     "  yarn   ResourceManager + NodeManager (Hadoop 3.4.2); its conf dir is what a\n"
-                                    "         hadoop engine in mode = \"yarn\" submits with",
+                                    "         hadoop engine in mode = \"yarn\" submits with\n"
+                                    "  spark  a Spark standalone Master + --workers Workers (pyspark's own); a spark\n"
+                                    "         engine with master = \"spark://127.0.0.1:PORT\" runs on it",
                         epilog="examples:\n"
                                "  tierbench services up yarn\n"
                                "  export HADOOP_CONF_DIR=$(tierbench services status yarn --conf-dir)\n"
-                               "  tierbench services down yarn")
+                               "  tierbench services down yarn\n"
+               "  tierbench services up spark --workers 2")
     sv.add_argument("action", choices=("up", "down", "status"))
-    sv.add_argument("service", choices=("yarn",))
+    sv.add_argument("service", choices=("yarn", "spark"))
+    sv.add_argument("--workers", type=int, default=2, help="spark: number of Workers (default: 2), 1 core and 1 GB each")
     sv.add_argument("--dir", help="the service's directory (default: ~/.cache/tierbench/services/NAME)")
     sv.add_argument("--conf-dir", action="store_true", help="status: print only the service's Hadoop conf dir")
 
@@ -202,9 +206,18 @@ def _cmd_probe(args) -> int:
 
 def _cmd_services(args) -> int:
     from ..services.base import default_dir
-    from ..services.yarn import SERVICES
+    from ..services.yarn import services
 
-    svc = SERVICES[args.service](Path(args.dir) if args.dir else default_dir(args.service))
+    home = Path(args.dir) if args.dir else default_dir(args.service)
+    if args.workers < 1:
+        raise UserError(f"--workers: at least 1, got {args.workers}")
+    svc = services()[args.service](home, workers=args.workers) if args.service == "spark" else services()[args.service](home)
+    if args.action == "up" and args.service == "spark":
+        st = svc.up(on_phase=lambda t: print(f"spark: {t}", file=sys.stderr))
+        print(f"spark is up: master {st['master_url']}, web UI {st['web']}, {st['workers_alive']} Worker(s) alive")
+        print(f"use it:  in a spec, [engine] master = \"{st['master_url']}\"")
+        print("stop it: tierbench services down spark")
+        return 0
     if args.action == "up":
         st = svc.up(on_phase=lambda t: print(f"{args.service}: {t}", file=sys.stderr))
         print(f"{args.service} is up: ResourceManager {st['resourcemanager']}, web UI {st['web']}, "
@@ -217,6 +230,10 @@ def _cmd_services(args) -> int:
         print(f"{args.service}: {'stopped' if svc.down() else 'was not running'}")
         return 0
     st = svc.status()
+    if args.service == "spark":
+        state = "ready" if st["ready"] else ("starting or unhealthy" if st["master_pid"] else "not running")
+        print(f"spark: {state}; master {st.get('master_url', '-')}, {st['workers_alive']} Worker(s) alive; dir {st['dir']}")
+        return 0 if st["ready"] else 3
     if args.conf_dir:
         print(st["conf_dir"])
     else:

@@ -149,4 +149,7 @@ class Yarn:
         return stopped
 
 
-SERVICES = {"yarn": Yarn}
+def services() -> dict:
+    from .spark import SparkStandalone
+
+    return {"yarn": Yarn, "spark": SparkStandalone}
