@@ -21,7 +21,7 @@ from .sampling.devices import device_of, storage_map
 from .sampling.phases import phase_intervals
 from .sampling.sampler import Sampler
 from .spec import Spec, make_plan
-from .storage import StudyLayout, to_uri
+from .storage import StudyLayout
 from .store import ResultsDir, SCHEMA_VERSION
 from .workloads import WORKLOADS
 from .workloads.measure import measure
@@ -101,6 +101,8 @@ class StudyRunner:
             })
             records = []
         self.layout.claim()
+        if not records:
+            self.layout.reset()
         study = self.results.study()
         if "storage_map" not in study:
             self.results.update_study(storage_map=self._storage_map())
@@ -114,7 +116,7 @@ class StudyRunner:
     def _storage_map(self) -> dict:
         roles: dict[str, list[str]] = {"data": [], "intermediate": []}
         for c in self.spec.storage:
-            roles["data"] += [d for d in c.data if d not in roles["data"]]
+            roles["data"] += [d for d in c.local_data if d not in roles["data"]]
             roles["intermediate"] += [d for d in c.intermediate if d not in roles["intermediate"]]
         return storage_map(roles)
 
@@ -124,7 +126,7 @@ class StudyRunner:
 
         dirs = {}
         for c in self.spec.storage:
-            for d in (*c.data, *c.intermediate):
+            for d in (*c.local_data, *c.intermediate):
                 dirs.setdefault(d, study_root(d, self.spec.name) / "_probe")
         print(f"probing {len(dirs)} directories with fio ({self.spec.probe_size >> 20} MB each)...", file=sys.stderr, flush=True)
         try:
@@ -170,8 +172,7 @@ class StudyRunner:
         group = [p for p in self.plan if p.repeat == planned.repeat and p.variant == planned.variant]
         if self.spec.keep_data or not all(p.key in done for p in group):
             return
-        for d in self.layout.repeat_dirs(self.spec.config(planned.config), planned.variant, planned.repeat):
-            self.layout.remove(d)
+        self.layout.remove_repeat(self.spec.config(planned.config), planned.variant, planned.repeat)
 
     def _run_one(self, planned, done: dict, progress: StudyProgress, engine) -> dict:
         spec = self.spec
@@ -186,8 +187,9 @@ class StudyRunner:
             "engine": engine.name, "engine_kind": engine.kind, "repeat": planned.repeat, "attempt": 1, "status": "failed",
             "wall_s": None, "metrics": {}, "details": {}, "started_at": _now(), "ended_at": None, "error": None,
             "page_cache_dropped": False, "command_line": self.command_line, "engine_version": None, "engine_conf": {},
-            "storage": {"name": config.name, "data": list(config.data), "intermediate": list(config.intermediate),
-                        "split": config.split, "local_dirs": [str(d) for d in local_dirs]},
+            "storage": {"name": config.name, "type": config.data_type, "data": list(config.data),
+                        "intermediate": list(config.intermediate), "split": config.split,
+                        "local_dirs": [str(d) for d in local_dirs], "settings": config.engine_settings()},
             "machine": machine_facts(), **tool_facts(),
         }
         # prepare
@@ -197,12 +199,14 @@ class StudyRunner:
                 record["error"] = f"not run: {producer.label} did not complete in this repeat, so there is no input"
                 record["ended_at"] = _now()
                 return record
-        dirs = lambda ds: self.layout.dataset_dirs(config, planned.variant, planned.repeat, ds)
-        inputs = [to_uri(d) for d in dirs(wl.consumes)] if wl.consumes else []
-        outputs = dirs(wl.produces) if wl.produces else []
+        uris = lambda ds: self.layout.dataset_uris(config, planned.variant, planned.repeat, ds)
+        inputs = uris(wl.consumes) if wl.consumes else []
+        outputs = uris(wl.produces) if wl.produces else []
         scratch = self.layout.scratch_dir(config, planned.variant, planned.repeat, wspec.label)
-        for stale in [*outputs, scratch]:
-            self.layout.remove(stale)  # left by an interrupted attempt; engines refuse existing output
+        # left by an interrupted attempt: engines refuse an existing output
+        if wl.produces:  # (a remote file system is only asked when resuming: it costs a JVM start)
+            self.layout.remove_dataset(config, planned.variant, planned.repeat, wl.produces, remote=self.resume)
+        self.layout.remove(scratch)
         try:
             engine.open(planned.variant, config, local_dirs, lambda text: progress.phase(planned.key, text))
         except EngineError as e:
@@ -214,10 +218,10 @@ class StudyRunner:
         # measure
         progress.phase(planned.key, "running")
         record["started_at"] = _now()
-        req = JobRequest(planned.key, wspec, producer, inputs, [to_uri(d) for d in outputs], local_dirs, scratch)
+        req = JobRequest(planned.key, wspec, producer, inputs, outputs, local_dirs, scratch, config.engine_settings())
         sampler = None
         if spec.sampling:
-            devices = {device_of(d) for d in (*config.data, *config.intermediate)} - {None}
+            devices = {device_of(d) for d in (*config.local_data, *config.intermediate)} - {None}
             sampler = Sampler(sorted(devices), spec.sampling_interval_s).start()
         try:
             outcome = engine.run(req, lambda e: progress.stage(planned.key, e))

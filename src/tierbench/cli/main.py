@@ -88,7 +88,11 @@ def _parser() -> argparse.ArgumentParser:
                                "  tierbench services down yarn\n"
                "  tierbench services up spark --workers 2")
     sv.add_argument("action", choices=("up", "down", "status"))
-    sv.add_argument("service", choices=("yarn", "spark"))
+    sv.add_argument("service", choices=("yarn", "spark", "hdfs"))
+    sv.add_argument("--datanodes", type=int, default=2, help="hdfs: number of DataNodes (default: 2)")
+    sv.add_argument("--datanode-dirs", type=int, default=1, help="hdfs: data dirs per DataNode (default: 1)")
+    sv.add_argument("--data-dir", action="append", help="hdfs: where DataNodes keep their blocks (repeat for several "
+                    "devices; DataNode i uses the i-th, round-robin; default: inside the service's directory)")
     sv.add_argument("--workers", type=int, default=2, help="spark: number of Workers (default: 2), 1 core and 1 GB each")
     sv.add_argument("--dir", help="the service's directory (default: ~/.cache/tierbench/services/NAME)")
     sv.add_argument("--conf-dir", action="store_true", help="status: print only the service's Hadoop conf dir")
@@ -179,7 +183,7 @@ def _cmd_probe(args) -> int:
     layout.claim()
     dirs = {}
     for c in spec.storage:
-        for d in (*c.data, *c.intermediate):
+        for d in (*c.local_data, *c.intermediate):
             dirs.setdefault(d, study_root(d, spec.name) / "_probe")
     result = probe_dirs(dirs, size, spec.probe_runtime_s, on_phase=lambda t: print(t, file=sys.stderr))
     layout.release(only=[r for r in layout.roots if r not in existed])
@@ -211,7 +215,21 @@ def _cmd_services(args) -> int:
     home = Path(args.dir) if args.dir else default_dir(args.service)
     if args.workers < 1:
         raise UserError(f"--workers: at least 1, got {args.workers}")
-    svc = services()[args.service](home, workers=args.workers) if args.service == "spark" else services()[args.service](home)
+    if args.service == "spark":
+        svc = services()["spark"](home, workers=args.workers)
+    elif args.service == "hdfs":
+        if args.datanodes < 1 or args.datanode_dirs < 1:
+            raise UserError("--datanodes and --datanode-dirs: at least 1")
+        svc = services()["hdfs"](home, args.datanodes, args.datanode_dirs, args.data_dir)
+    else:
+        svc = services()[args.service](home)
+    if args.action == "up" and args.service == "hdfs":
+        st = svc.up(on_phase=lambda t: print(f"hdfs: {t}", file=sys.stderr))
+        print(f"hdfs is up: {st['uri']}, {st['live_datanodes']} DataNode(s) live")
+        print(f"use it:  in a spec, data = {{ type = \"hdfs\", uri = \"{st['uri']}/tb\" }}")
+        print(f"         (clients' conf: export HADOOP_CONF_DIR={st['conf_dir']})")
+        print("stop it: tierbench services down hdfs")
+        return 0
     if args.action == "up" and args.service == "spark":
         st = svc.up(on_phase=lambda t: print(f"spark: {t}", file=sys.stderr))
         print(f"spark is up: master {st['master_url']}, web UI {st['web']}, {st['workers_alive']} Worker(s) alive")
@@ -230,6 +248,10 @@ def _cmd_services(args) -> int:
         print(f"{args.service}: {'stopped' if svc.down() else 'was not running'}")
         return 0
     st = svc.status()
+    if args.service == "hdfs":
+        state = "ready" if st["ready"] else ("starting or unhealthy" if st["namenode_pid"] else "not running")
+        print(f"hdfs: {state}; {st.get('uri') or '-'}, {st['live_datanodes']} DataNode(s) live; dir {st['dir']}")
+        return 0 if st["ready"] else 3
     if args.service == "spark":
         state = "ready" if st["ready"] else ("starting or unhealthy" if st["master_pid"] else "not running")
         print(f"spark: {state}; master {st.get('master_url', '-')}, {st['workers_alive']} Worker(s) alive; dir {st['dir']}")

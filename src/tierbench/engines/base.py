@@ -29,6 +29,7 @@ class JobRequest:
     outputs: list[str]
     local_dirs: list[Path]  # intermediate (shuffle/spill) dirs
     scratch: Path  # a directory of the engine's own for this run (under tierbench's roots)
+    storage_conf: dict = field(default_factory=dict)  # Hadoop settings the storage needs (e.g. dfs.replication)
 
 
 class Engine(Protocol):

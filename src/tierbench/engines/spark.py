@@ -168,6 +168,8 @@ class SparkEngine:
         for d in local_dirs:
             d.mkdir(parents=True, exist_ok=True)
         conf = spark_conf(self.spec, f"tierbench {self.study} {variant}", local_dirs)
+        for k, v in config.engine_settings().items():  # the storage's own Hadoop settings, unless the engine sets them
+            conf.setdefault(f"spark.hadoop.{k}", v)
         try:
             self._app = SparkApp(conf, self.log_dir / f"spark-{variant}.log", engine_env(self.spec))
         except (OSError, RuntimeError) as e:

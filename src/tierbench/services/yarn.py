@@ -150,6 +150,7 @@ class Yarn:
 
 
 def services() -> dict:
+    from .hdfs import Hdfs
     from .spark import SparkStandalone
 
-    return {"yarn": Yarn, "spark": SparkStandalone}
+    return {"yarn": Yarn, "spark": SparkStandalone, "hdfs": Hdfs}

@@ -54,10 +54,21 @@ class Variant:
 @dataclass(frozen=True)
 class StorageConfig:
     name: str
-    data: tuple[str, ...]  # absolute local directories (JBOD)
+    data: tuple[str, ...]  # local: absolute directories (JBOD); shared: one mounted path; hdfs: one hdfs:// URI
     intermediate: tuple[str, ...]  # absolute local directories for shuffle/spill
     split: int = 1  # each intermediate dir is given to the engine as this many subdirs
     description: str = ""
+    data_type: str = "local"  # "local" | "shared" | "hdfs"
+    replication: int | None = None  # hdfs: dfs.replication for what the jobs write
+
+    @property
+    def local_data(self) -> tuple[str, ...]:
+        """The data directories on this machine's file systems (none for hdfs)."""
+        return () if self.data_type == "hdfs" else self.data
+
+    def engine_settings(self) -> dict:
+        """Hadoop-level settings this storage needs (engines prefix them: spark.hadoop.*, or -D)."""
+        return {"dfs.replication": str(self.replication)} if self.replication else {}
 
 
 @dataclass(frozen=True)
@@ -159,6 +170,36 @@ def _dirs(src, field_name, value, base_dir) -> tuple[str, ...]:
     return dirs
 
 
+DATA_TYPES = ("local", "shared", "hdfs")
+
+
+def _data(src, where, value, base_dir) -> tuple[tuple[str, ...], str, int | None]:
+    """`data`: a list of local dirs, or a table with a `type`: local | shared | hdfs."""
+    if not isinstance(value, dict):
+        return _dirs(src, where, value, base_dir), "local", None
+    kind = value.get("type", "local")
+    if kind == "s3":
+        raise SpecError(src, f"{where}.type", "\"s3\" (S3A) is not in this version yet; accepted: " + ", ".join(DATA_TYPES))
+    if kind not in DATA_TYPES:
+        raise SpecError(src, f"{where}.type", f"expected one of {', '.join(DATA_TYPES)}, got {kind!r}")
+    if kind == "local":
+        _unknown(src, f"{where}.", value, ("type", "dirs"))
+        return _dirs(src, f"{where}.dirs", value.get("dirs"), base_dir), "local", None
+    if kind == "shared":
+        _unknown(src, f"{where}.", value, ("type", "path"))
+        if "path" not in value:
+            raise SpecError(src, f"{where}.path", "missing: the shared mount's path, the same on every node (e.g. an NFS mount)")
+        return _dirs(src, f"{where}.path", [value["path"]], base_dir), "shared", None
+    _unknown(src, f"{where}.", value, ("type", "uri", "replication"))
+    uri = value.get("uri")
+    if not isinstance(uri, str) or not re.match(r"^hdfs://[^/]+(/.*)?$", uri):
+        raise SpecError(src, f"{where}.uri", f"expected an HDFS URI such as \"hdfs://namenode:8020/benchmarks\", got {uri!r}")
+    replication = value.get("replication")
+    if replication is not None:
+        replication = _int(src, f"{where}.replication", replication, 1)
+    return (uri.rstrip("/"),), "hdfs", replication
+
+
 def _int(src, field_name, value, minimum):
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
         raise SpecError(src, field_name, f"expected a whole number >= {minimum}, got {value!r}")
@@ -203,7 +244,7 @@ def parse_spec(raw: dict, source: str = "<spec>", base_dir: Path | None = None) 
         _unknown(src, f"{where}.", c, STORAGE_KEYS)
         if "data" not in c:
             raise SpecError(src, f"{where}.data", "missing: the directories that hold the jobs' input and output")
-        data = _dirs(src, f"{where}.data", c["data"], base_dir)
+        data, data_type, replication = _data(src, f"{where}.data", c["data"], base_dir)
         inter, split = c.get("intermediate", list(data)), 1
         if isinstance(inter, dict):
             _unknown(src, f"{where}.intermediate.", inter, INTERMEDIATE_KEYS)
@@ -214,11 +255,11 @@ def parse_spec(raw: dict, source: str = "<spec>", base_dir: Path | None = None) 
                 raise SpecError(src, f"{where}.intermediate.split", f"expected at most 64 subdirectories, got {split}")
             inter = inter["dirs"]
         inter_dirs = _dirs(src, f"{where}.intermediate", inter, base_dir)
-        if len(data) > 1 and any(e.kind == "hadoop" for e in engines):
+        if data_type == "local" and len(data) > 1 and any(e.kind == "hadoop" for e in engines):
             raise SpecError(src, f"{where}.data", "the hadoop engine writes each data set to one directory: list one "
                             "(spreading over several local directories, JBOD-style, is what HDFS does)")
         desc = c.get("description", "")
-        storage.append(StorageConfig(cname, data, inter_dirs, split, str(desc)))
+        storage.append(StorageConfig(cname, data, inter_dirs, split, str(desc), data_type, replication))
 
     variant_names = [f"{c.name}@{e.name}" if len(engines) > 1 else c.name for c in storage for e in engines]
     baseline = raw.get("baseline", variant_names[0])

@@ -56,9 +56,17 @@ class StudyLayout:
         self.spec = spec
         targets = []
         for c in spec.storage:
-            targets.extend(c.data)
+            targets.extend(c.local_data)
             targets.extend(c.intermediate)
         self.roots = sorted({study_root(t, spec.name) for t in targets})
+        # roots on other file systems (hdfs://), each with the settings to reach it
+        self.remote_roots = {f"{c.data[0]}/{NAMESPACE}/{spec.name}": c.engine_settings()
+                             for c in spec.storage if c.data_type == "hdfs"}
+
+    def _fs(self, root: str):
+        from .remote import HadoopFs
+
+        return HadoopFs(self.remote_roots[root])
 
     # -- ownership --------------------------------------------------------
     def check(self) -> None:
@@ -81,8 +89,21 @@ class StudyLayout:
             if ns.exists() and not ns.is_dir():
                 raise OwnershipError(f"{ns} exists and is not a directory")
 
+    def _check_remote(self) -> None:
+        for root in self.remote_roots:
+            fs = self._fs(root)
+            if fs.exists(root) and not fs.exists(f"{root}/{OWNER_FILE}"):
+                raise OwnershipError(f"{root} exists but was not created by tierbench (no {OWNER_FILE}); "
+                                     "tierbench will not write there: rename the study or choose another uri")
+
     def claim(self) -> None:
         self.check()
+        self._check_remote()
+        for root in self.remote_roots:
+            fs = self._fs(root)
+            fs.mkdirs(root)
+            if not fs.exists(f"{root}/{OWNER_FILE}"):
+                fs.touch(f"{root}/{OWNER_FILE}")
         for root in self.roots:
             root.mkdir(parents=True, exist_ok=True)
             owner = root / OWNER_FILE
@@ -105,8 +126,34 @@ class StudyLayout:
         elif path.exists():
             _rmtree(path)
 
+    def reset(self) -> None:
+        """A fresh study: clear what an earlier, unfinished study of the same name left in our roots."""
+        for root in self.roots:
+            if (root / OWNER_FILE).is_file():
+                for child in root.iterdir():
+                    if child.name != OWNER_FILE:
+                        self.remove(child)
+        for root in self.remote_roots:
+            fs = self._fs(root)
+            fs.remove(root)
+            fs.mkdirs(root)
+            fs.touch(f"{root}/{OWNER_FILE}")
+
+    def remove_uri(self, uri: str) -> None:
+        """Delete a tree on a remote root of ours (refusing anything outside one)."""
+        root = next((r for r in self.remote_roots if uri.startswith(r + "/")), None)
+        if root is None:
+            raise OwnershipError(f"refusing to delete {uri}: it is not inside a directory tierbench created")
+        self._fs(root).remove(uri)
+
     def release(self, only: list[Path] | None = None) -> None:
         """End of study: delete our roots (and the namespace dir if we leave it empty)."""
+        if only is None:
+            for root in self.remote_roots:
+                fs = self._fs(root)
+                if fs.exists(f"{root}/{OWNER_FILE}"):
+                    fs.remove(root)
+                    fs.remove_if_empty(root.rsplit("/", 1)[0])
         for root in self.roots if only is None else only:
             if (root / OWNER_FILE).is_file():
                 _rmtree(root)
@@ -117,16 +164,32 @@ class StudyLayout:
 
     # -- paths ------------------------------------------------------------
     # Everything of a variant (a configuration run by one engine) lives under <root>/<variant dir>/.
-    def dataset_dirs(self, config: StorageConfig, variant: str, repeat: int, dataset: str) -> list[Path]:
-        """One directory per data dir (JBOD): part i of a data set lives in dir i mod n."""
-        return [study_root(d, self.spec.name) / _dirname(variant) / f"r{repeat}" / dataset for d in config.data]
+    def dataset_uris(self, config: StorageConfig, variant: str, repeat: int, dataset: str) -> list[str]:
+        """One location per data dir (JBOD): part i of a data set lives in dir i mod n."""
+        if config.data_type == "hdfs":
+            return [f"{config.data[0]}/{NAMESPACE}/{self.spec.name}/{_dirname(variant)}/r{repeat}/{dataset}"]
+        return [to_uri(p) for p in self.dataset_dirs(config, variant, repeat, dataset)]
 
-    def repeat_dirs(self, config: StorageConfig, variant: str, repeat: int) -> list[Path]:
-        return [study_root(d, self.spec.name) / _dirname(variant) / f"r{repeat}" for d in config.data]
+    def dataset_dirs(self, config: StorageConfig, variant: str, repeat: int, dataset: str) -> list[Path]:
+        """The local directories of a data set (none on hdfs)."""
+        return [study_root(d, self.spec.name) / _dirname(variant) / f"r{repeat}" / dataset for d in config.local_data]
+
+    def remove_repeat(self, config: StorageConfig, variant: str, repeat: int) -> None:
+        if config.data_type == "hdfs":
+            self.remove_uri(f"{config.data[0]}/{NAMESPACE}/{self.spec.name}/{_dirname(variant)}/r{repeat}")
+        for d in config.local_data:
+            self.remove(study_root(d, self.spec.name) / _dirname(variant) / f"r{repeat}")
+        self.remove(self.scratch_dir(config, variant, repeat, "x").parent)
+
+    def remove_dataset(self, config: StorageConfig, variant: str, repeat: int, dataset: str, remote: bool = True) -> None:
+        if config.data_type == "hdfs" and remote:
+            self.remove_uri(self.dataset_uris(config, variant, repeat, dataset)[0])
+        for d in self.dataset_dirs(config, variant, repeat, dataset):
+            self.remove(d)
 
     def scratch_dir(self, config: StorageConfig, variant: str, repeat: int, label: str) -> Path:
-        """An engine's own working files for one run (Hadoop's tmp dir, TeraValidate's report)."""
-        return study_root(config.data[0], self.spec.name) / _dirname(variant) / f"r{repeat}" / "_scratch" / label
+        """An engine's own working files for one run (Hadoop's tmp dir, TeraValidate's report): always local."""
+        return study_root(config.intermediate[0], self.spec.name) / _dirname(variant) / f"r{repeat}" / "_scratch" / label
 
     def intermediate_dirs(self, config: StorageConfig, variant: str) -> list[Path]:
         """The engine's local dirs: each intermediate dir split into `split` subdirectories,

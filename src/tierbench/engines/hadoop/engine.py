@@ -55,9 +55,11 @@ class HadoopEngine:
         if self.spec.mode == "local":
             for p in req.local_dirs:
                 p.mkdir(parents=True, exist_ok=True)
+            remote = next((u for u in (*req.inputs, *req.outputs) if u.startswith("hdfs://")), None)
             d.update({
                 "mapreduce.framework.name": "local",
-                "fs.defaultFS": "file:///",
+                # TestDFSIO works on the default file system: make it the data's
+                "fs.defaultFS": re.match(r"^hdfs://[^/]+", remote).group(0) if remote else "file:///",
                 "hadoop.tmp.dir": str(req.scratch / "hadoop-tmp"),
                 "mapreduce.cluster.local.dir": ",".join(str(p) for p in req.local_dirs),
             })
@@ -67,6 +69,7 @@ class HadoopEngine:
                 "mapreduce.reduce.java.opts": f"-Xmx768m {ADD_OPENS}",
                 "yarn.app.mapreduce.am.command-opts": f"-Xmx768m {ADD_OPENS}",
             })
+        d.update(req.storage_conf)
         d.update(self.spec.conf)
         return d
 

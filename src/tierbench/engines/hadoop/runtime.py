@@ -92,6 +92,10 @@ def log4j_dir() -> Path:
     f = d / "log4j.properties"
     if not f.is_file() or f.read_text() != LOG4J:
         f.write_text(LOG4J)
+    # an empty core-site.xml: some tools (FsShell) refuse to start without one on the classpath
+    site = d / "core-site.xml"
+    if not site.is_file():
+        site.write_text("<?xml version=\"1.0\"?>\n<configuration/>\n")
     return d
 
 

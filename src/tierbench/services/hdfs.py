@@ -1,0 +1,140 @@
+"""An embedded HDFS on 127.0.0.1: a NameNode and N DataNodes, separate JVMs from Hadoop 3.4.2's jars.
+
+Each DataNode has its own conf dir, data dirs and ports (all bound to
+127.0.0.1, several DataNodes share the host); the service is ready when the
+NameNode's FSNamesystemState bean counts them live.
+"""
+
+import json
+import os
+import subprocess
+import time
+import urllib.request
+from pathlib import Path
+
+from ..engines.hadoop.engine import ADD_OPENS
+from ..engines.hadoop.runtime import hadoop_lib, java_bin, log4j_dir
+from ..errors import UserError
+from .base import Daemon, free_port, xml_conf
+
+READY_TIMEOUT_S = 120
+
+
+class Hdfs:
+    name = "hdfs"
+
+    def __init__(self, home: Path, datanodes: int = 2, dirs_per_datanode: int = 1, data_dirs: list[str] | None = None):
+        self.home = Path(home)
+        self.datanodes = datanodes
+        self.dirs_per_datanode = dirs_per_datanode
+        self.data_dirs = data_dirs  # where the DataNodes keep blocks (default: inside the service dir)
+        self.namenode = Daemon(self.home, "namenode")
+
+    @property
+    def state_file(self) -> Path:
+        return self.home / "service.json"
+
+    def _state(self) -> dict:
+        try:
+            return json.loads(self.state_file.read_text())
+        except (OSError, ValueError):
+            return {}
+
+    def _dn_daemons(self) -> list[Daemon]:
+        n = self._state().get("datanodes", self.datanodes)
+        return [Daemon(self.home, f"datanode-{i}") for i in range(1, n + 1)]
+
+    def _java(self, conf: Path, main: str, *args: str) -> list[str]:
+        return [java_bin(), "-Xmx512m", *ADD_OPENS.split(), f"-Dhadoop.log.dir={self.home / 'logs'}",
+                "-cp", f"{conf}:{log4j_dir()}:{hadoop_lib()}/*", main, *args]
+
+    def up(self, on_phase=print) -> dict:
+        if self.namenode.pid() or any(d.pid() for d in self._dn_daemons()):
+            st = self.status()
+            if st["ready"]:
+                return st
+            raise UserError(f"HDFS in {self.home} is partly running; run `tierbench services down hdfs` first")
+        on_phase("fetching Hadoop's jars (first use only) and writing the configuration")
+        hadoop_lib()
+        ports = {"rpc": free_port(), "http": free_port()}
+        nn_dir = self.home / "namenode"
+        common = {"fs.defaultFS": f"hdfs://127.0.0.1:{ports['rpc']}", "hadoop.tmp.dir": self.home / "tmp",
+                  "dfs.namenode.rpc-address": f"127.0.0.1:{ports['rpc']}", "dfs.namenode.http-address": f"127.0.0.1:{ports['http']}",
+                  "dfs.replication": min(3, self.datanodes), "dfs.permissions.enabled": "false",
+                  "dfs.namenode.datanode.registration.ip-hostname-check": "false",
+                  "dfs.client.use.datanode.hostname": "false", "dfs.namenode.safemode.extension": 0,
+                  "dfs.namenode.name.dir": nn_dir, "dfs.blocksize": 32 << 20}
+        confs = {"namenode": self.home / "conf" / "namenode"}
+        for c in confs.values():
+            c.mkdir(parents=True, exist_ok=True)
+            (c / "core-site.xml").write_text(xml_conf({"fs.defaultFS": common["fs.defaultFS"], "hadoop.tmp.dir": common["hadoop.tmp.dir"]}))
+            (c / "hdfs-site.xml").write_text(xml_conf(common))
+        dn_dirs = []
+        for i in range(1, self.datanodes + 1):
+            c = self.home / "conf" / f"datanode-{i}"
+            c.mkdir(parents=True, exist_ok=True)
+            if self.data_dirs:
+                dirs = [Path(self.data_dirs[(i - 1) % len(self.data_dirs)]) / f"datanode-{i}-{k}" for k in range(self.dirs_per_datanode)]
+            else:
+                dirs = [self.home / f"datanode-{i}" / f"data{k}" for k in range(self.dirs_per_datanode)]
+            dn_dirs.append([str(d) for d in dirs])
+            (c / "core-site.xml").write_text(xml_conf({"fs.defaultFS": common["fs.defaultFS"], "hadoop.tmp.dir": self.home / "tmp" / f"dn{i}"}))
+            (c / "hdfs-site.xml").write_text(xml_conf(common | {
+                "dfs.datanode.data.dir": ",".join(f"file://{d}" for d in dirs),
+                "dfs.datanode.address": "127.0.0.1:0", "dfs.datanode.http.address": "127.0.0.1:0",
+                "dfs.datanode.ipc.address": "127.0.0.1:0", "dfs.datanode.hostname": "127.0.0.1"}))
+        # the clients' conf: what HADOOP_CONF_DIR should point at
+        client = self.home / "conf" / "client"
+        client.mkdir(parents=True, exist_ok=True)
+        (client / "core-site.xml").write_text(xml_conf({"fs.defaultFS": common["fs.defaultFS"]}))
+        (client / "hdfs-site.xml").write_text(xml_conf({"dfs.replication": common["dfs.replication"], "dfs.blocksize": common["dfs.blocksize"]}))
+        self.state_file.write_text(json.dumps({"ports": ports, "datanodes": self.datanodes, "datanode_dirs": dn_dirs,
+                                               "uri": common["fs.defaultFS"], "conf_dir": str(client)}))
+        if not (nn_dir / "current" / "VERSION").exists():
+            on_phase("formatting the NameNode")
+            out = subprocess.run(self._java(confs["namenode"], "org.apache.hadoop.hdfs.server.namenode.NameNode", "-format", "-force",
+                                            "-nonInteractive"), capture_output=True, text=True, cwd=self.home)
+            if out.returncode != 0:
+                raise UserError(f"formatting the NameNode failed: {(out.stderr or out.stdout).strip().splitlines()[-1]}")
+        on_phase("starting the NameNode")
+        self.namenode.start(self._java(confs["namenode"], "org.apache.hadoop.hdfs.server.namenode.NameNode"))
+        for i, d in enumerate(self._dn_daemons(), 1):
+            on_phase(f"starting DataNode {i}")
+            d.start(self._java(self.home / "conf" / f"datanode-{i}", "org.apache.hadoop.hdfs.server.datanode.DataNode"))
+        on_phase(f"waiting for {self.datanodes} DataNode(s) to be live")
+        deadline = time.time() + READY_TIMEOUT_S
+        while time.time() < deadline:
+            st = self.status()
+            if st["ready"]:
+                return st
+            for d in [self.namenode, *self._dn_daemons()]:
+                if d.pid() is None:
+                    self.down()
+                    raise UserError(f"HDFS's {d.name} exited during start-up; see {d.log}: {d.log_tail()}")
+            time.sleep(1)
+        self.down()
+        raise UserError(f"HDFS did not become ready in {READY_TIMEOUT_S} s; see the logs in {self.home / 'logs'}")
+
+    def status(self) -> dict:
+        state = self._state()
+        st = {"name": "hdfs", "dir": str(self.home), "ready": False, "namenode_pid": self.namenode.pid(),
+              "datanode_pids": [d.pid() for d in self._dn_daemons()], "live_datanodes": 0,
+              "uri": state.get("uri"), "conf_dir": state.get("conf_dir")}
+        if st["namenode_pid"] and state.get("ports"):
+            url = f"http://127.0.0.1:{state['ports']['http']}/jmx?qry=Hadoop:service=NameNode,name=FSNamesystemState"
+            try:
+                with urllib.request.urlopen(url, timeout=3) as r:
+                    beans = json.load(r).get("beans", [])
+                st["live_datanodes"] = int(beans[0].get("NumLiveDataNodes", 0)) if beans else 0
+                st["safe_mode"] = beans[0].get("FSState") if beans else None
+            except (OSError, ValueError):
+                pass
+        n = len(st["datanode_pids"])
+        st["ready"] = bool(st["namenode_pid"] and n and st["live_datanodes"] >= n and st.get("safe_mode") != "safeMode")
+        return st
+
+    def down(self) -> bool:
+        stopped = False
+        for d in self._dn_daemons():
+            stopped = d.stop(grace_s=20) or stopped
+        return self.namenode.stop(grace_s=20) or stopped
