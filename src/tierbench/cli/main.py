@@ -81,14 +81,17 @@ def _parser() -> argparse.ArgumentParser:
                                     "  yarn   ResourceManager + NodeManager (Hadoop 3.4.2); its conf dir is what a\n"
                                     "         hadoop engine in mode = \"yarn\" submits with\n"
                                     "  spark  a Spark standalone Master + --workers Workers (pyspark's own); a spark\n"
-                                    "         engine with master = \"spark://127.0.0.1:PORT\" runs on it",
+                                    "         engine with master = \"spark://127.0.0.1:PORT\" runs on it\n"
+                                    "  hdfs   a NameNode + --datanodes DataNodes (Hadoop 3.4.2): data = { type = \"hdfs\", ... }\n"
+                                    "  s3     a single-node Ceph (mon, mgr, OSD, radosgw) with an S3 user and bucket:\n"
+                                    "         data = { type = \"s3\", ... }; installs Ceph from Debian when root",
                         epilog="examples:\n"
                                "  tierbench services up yarn\n"
                                "  export HADOOP_CONF_DIR=$(tierbench services status yarn --conf-dir)\n"
                                "  tierbench services down yarn\n"
                "  tierbench services up spark --workers 2")
     sv.add_argument("action", choices=("up", "down", "status"))
-    sv.add_argument("service", choices=("yarn", "spark", "hdfs"))
+    sv.add_argument("service", choices=("yarn", "spark", "hdfs", "s3"))
     sv.add_argument("--datanodes", type=int, default=2, help="hdfs: number of DataNodes (default: 2)")
     sv.add_argument("--datanode-dirs", type=int, default=1, help="hdfs: data dirs per DataNode (default: 1)")
     sv.add_argument("--data-dir", action="append", help="hdfs: where DataNodes keep their blocks (repeat for several "
@@ -223,6 +226,15 @@ def _cmd_services(args) -> int:
         svc = services()["hdfs"](home, args.datanodes, args.datanode_dirs, args.data_dir)
     else:
         svc = services()[args.service](home)
+    if args.action == "up" and args.service == "s3":
+        st = svc.up(on_phase=lambda t: print(f"s3: {t}", file=sys.stderr))
+        print(f"s3 is up: Ceph RGW at {st['endpoint']}, bucket {st['bucket']}")
+        print(f"use it:  export AWS_ACCESS_KEY_ID=$(python3 -c \"import json;print(json.load(open('{st['credentials_file']}'))['access_key'])\")")
+        print(f"         export AWS_SECRET_ACCESS_KEY=$(python3 -c \"import json;print(json.load(open('{st['credentials_file']}'))['secret_key'])\")")
+        print(f"         and in a spec: data = {{ type = \"s3\", endpoint = \"{st['endpoint']}\", bucket = \"{st['bucket']}\", "
+              "signing_algorithm = \"AWS4UnsignedPayloadSignerType\" }")
+        print("stop it: tierbench services down s3")
+        return 0
     if args.action == "up" and args.service == "hdfs":
         st = svc.up(on_phase=lambda t: print(f"hdfs: {t}", file=sys.stderr))
         print(f"hdfs is up: {st['uri']}, {st['live_datanodes']} DataNode(s) live")
@@ -248,6 +260,10 @@ def _cmd_services(args) -> int:
         print(f"{args.service}: {'stopped' if svc.down() else 'was not running'}")
         return 0
     st = svc.status()
+    if args.service == "s3":
+        state = "ready" if st["ready"] else ("starting or unhealthy" if any(st["pids"].values()) else "not running")
+        print(f"s3: {state}; endpoint {st.get('endpoint') or '-'}, bucket {st.get('bucket') or '-'}; dir {st['dir']}")
+        return 0 if st["ready"] else 3
     if args.service == "hdfs":
         state = "ready" if st["ready"] else ("starting or unhealthy" if st["namenode_pid"] else "not running")
         print(f"hdfs: {state}; {st.get('uri') or '-'}, {st['live_datanodes']} DataNode(s) live; dir {st['dir']}")

@@ -168,6 +168,11 @@ class SparkEngine:
         for d in local_dirs:
             d.mkdir(parents=True, exist_ok=True)
         conf = spark_conf(self.spec, f"tierbench {self.study} {variant}", local_dirs)
+        if config.data_type == "s3":  # the S3A connector rides along with the jobs jar
+            from .s3a import s3a_jars
+
+            on_phase("checking the S3A connector (fetched from Maven Central on first use)")
+            conf["spark.jars"] = ",".join([conf["spark.jars"], *(str(j) for j in s3a_jars())])
         for k, v in config.engine_settings().items():  # the storage's own Hadoop settings, unless the engine sets them
             conf.setdefault(f"spark.hadoop.{k}", v)
         try:

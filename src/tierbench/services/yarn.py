@@ -151,6 +151,7 @@ class Yarn:
 
 def services() -> dict:
     from .hdfs import Hdfs
+    from .s3 import CephS3
     from .spark import SparkStandalone
 
-    return {"yarn": Yarn, "spark": SparkStandalone, "hdfs": Hdfs}
+    return {"yarn": Yarn, "spark": SparkStandalone, "hdfs": Hdfs, "s3": CephS3}

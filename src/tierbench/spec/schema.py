@@ -58,16 +58,23 @@ class StorageConfig:
     intermediate: tuple[str, ...]  # absolute local directories for shuffle/spill
     split: int = 1  # each intermediate dir is given to the engine as this many subdirs
     description: str = ""
-    data_type: str = "local"  # "local" | "shared" | "hdfs"
+    data_type: str = "local"  # "local" | "shared" | "hdfs" | "s3"
     replication: int | None = None  # hdfs: dfs.replication for what the jobs write
+    store_conf: dict = field(default_factory=dict)  # s3: the fs.s3a.* settings (never credentials)
+
+    @property
+    def remote(self) -> bool:
+        return self.data_type in ("hdfs", "s3")
 
     @property
     def local_data(self) -> tuple[str, ...]:
-        """The data directories on this machine's file systems (none for hdfs)."""
-        return () if self.data_type == "hdfs" else self.data
+        """The data directories on this machine's file systems (none for hdfs or s3)."""
+        return () if self.remote else self.data
 
     def engine_settings(self) -> dict:
         """Hadoop-level settings this storage needs (engines prefix them: spark.hadoop.*, or -D)."""
+        if self.data_type == "s3":
+            return dict(self.store_conf)
         return {"dfs.replication": str(self.replication)} if self.replication else {}
 
 
@@ -170,26 +177,67 @@ def _dirs(src, field_name, value, base_dir) -> tuple[str, ...]:
     return dirs
 
 
-DATA_TYPES = ("local", "shared", "hdfs")
+DATA_TYPES = ("local", "shared", "hdfs", "s3")
+S3_KEYS = ("type", "endpoint", "bucket", "prefix", "region", "path_style", "ssl", "signing_algorithm", "input_fadvise",
+           "readahead_range", "fast_upload_buffer", "multipart_size", "connection_maximum", "committer")
+SECRET_KEYS = ("access_key", "secret_key", "access_key_id", "secret_access_key", "session_token", "password")
 
 
-def _data(src, where, value, base_dir) -> tuple[tuple[str, ...], str, int | None]:
-    """`data`: a list of local dirs, or a table with a `type`: local | shared | hdfs."""
+def _s3(src, where, value) -> dict:
+    """An s3 data table -> the fs.s3a.* settings. Credentials are refused here: they come from the environment."""
+    for k in value:
+        if k in SECRET_KEYS or "secret" in k or "key" in k and k != "readahead_range":
+            raise SpecError(src, f"{where}.{k}", "credentials never go in a spec: export AWS_ACCESS_KEY_ID and "
+                            "AWS_SECRET_ACCESS_KEY (or AWS_PROFILE) before running tierbench")
+    _unknown(src, f"{where}.", value, S3_KEYS)
+    endpoint, bucket = value.get("endpoint"), value.get("bucket")
+    if not isinstance(endpoint, str) or not re.match(r"^https?://[^/]+/?$", endpoint):
+        raise SpecError(src, f"{where}.endpoint", f"expected an S3 endpoint such as \"http://127.0.0.1:7480\", got {endpoint!r}")
+    if not isinstance(bucket, str) or not re.match(r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$", bucket):
+        raise SpecError(src, f"{where}.bucket", f"expected an S3 bucket name (3-63 lower-case letters, digits, '.', '-'), got {bucket!r}")
+    conf = {"fs.s3a.endpoint": endpoint.rstrip("/"), "fs.s3a.endpoint.region": str(value.get("region", "us-east-1")),
+            "fs.s3a.path.style.access": str(bool(value.get("path_style", True))).lower(),
+            "fs.s3a.connection.ssl.enabled": str(bool(value.get("ssl", endpoint.startswith("https")))).lower()}
+    choices = {"input_fadvise": ("fs.s3a.experimental.input.fadvise", ("sequential", "random", "normal", "adaptive")),
+               "fast_upload_buffer": ("fs.s3a.fast.upload.buffer", ("disk", "array", "bytebuffer")),
+               "committer": ("fs.s3a.committer.name", ("file", "directory", "partitioned", "magic"))}
+    for k, (key, allowed) in choices.items():
+        if k in value:
+            if value[k] not in allowed:
+                raise SpecError(src, f"{where}.{k}", f"expected one of {', '.join(allowed)}, got {value[k]!r}")
+            conf[key] = value[k]
+    for k, key in (("readahead_range", "fs.s3a.readahead.range"), ("multipart_size", "fs.s3a.multipart.size")):
+        if k in value:
+            try:
+                conf[key] = str(parse_size(value[k]))
+            except ValueError as e:
+                raise SpecError(src, f"{where}.{k}", str(e)) from None
+    if "connection_maximum" in value:
+        conf["fs.s3a.connection.maximum"] = str(_int(src, f"{where}.connection_maximum", value["connection_maximum"], 1))
+    if "signing_algorithm" in value:
+        conf["fs.s3a.signing-algorithm"] = str(value["signing_algorithm"])
+    return conf
+
+
+def _data(src, where, value, base_dir) -> tuple[tuple[str, ...], str, int | None, dict]:
+    """`data`: a list of local dirs, or a table with a `type`: local | shared | hdfs | s3."""
     if not isinstance(value, dict):
-        return _dirs(src, where, value, base_dir), "local", None
+        return _dirs(src, where, value, base_dir), "local", None, {}
     kind = value.get("type", "local")
     if kind == "s3":
-        raise SpecError(src, f"{where}.type", "\"s3\" (S3A) is not in this version yet; accepted: " + ", ".join(DATA_TYPES))
+        conf = _s3(src, where, value)
+        prefix = str(value.get("prefix", "")).strip("/")
+        return (f"s3a://{value['bucket']}" + (f"/{prefix}" if prefix else ""),), "s3", None, conf
     if kind not in DATA_TYPES:
         raise SpecError(src, f"{where}.type", f"expected one of {', '.join(DATA_TYPES)}, got {kind!r}")
     if kind == "local":
         _unknown(src, f"{where}.", value, ("type", "dirs"))
-        return _dirs(src, f"{where}.dirs", value.get("dirs"), base_dir), "local", None
+        return _dirs(src, f"{where}.dirs", value.get("dirs"), base_dir), "local", None, {}
     if kind == "shared":
         _unknown(src, f"{where}.", value, ("type", "path"))
         if "path" not in value:
             raise SpecError(src, f"{where}.path", "missing: the shared mount's path, the same on every node (e.g. an NFS mount)")
-        return _dirs(src, f"{where}.path", [value["path"]], base_dir), "shared", None
+        return _dirs(src, f"{where}.path", [value["path"]], base_dir), "shared", None, {}
     _unknown(src, f"{where}.", value, ("type", "uri", "replication"))
     uri = value.get("uri")
     if not isinstance(uri, str) or not re.match(r"^hdfs://[^/]+(/.*)?$", uri):
@@ -197,7 +245,7 @@ def _data(src, where, value, base_dir) -> tuple[tuple[str, ...], str, int | None
     replication = value.get("replication")
     if replication is not None:
         replication = _int(src, f"{where}.replication", replication, 1)
-    return (uri.rstrip("/"),), "hdfs", replication
+    return (uri.rstrip("/"),), "hdfs", replication, {}
 
 
 def _int(src, field_name, value, minimum):
@@ -244,7 +292,10 @@ def parse_spec(raw: dict, source: str = "<spec>", base_dir: Path | None = None) 
         _unknown(src, f"{where}.", c, STORAGE_KEYS)
         if "data" not in c:
             raise SpecError(src, f"{where}.data", "missing: the directories that hold the jobs' input and output")
-        data, data_type, replication = _data(src, f"{where}.data", c["data"], base_dir)
+        data, data_type, replication, store_conf = _data(src, f"{where}.data", c["data"], base_dir)
+        if data_type == "s3" and any(e.kind == "hadoop" for e in engines):
+            raise SpecError(src, f"{where}.data", "s3 storage runs on the spark engine in this version (Hadoop 3.4.2's "
+                            "jobs would need hadoop-aws 3.4.2 beside them); remove the hadoop engine or this configuration")
         inter, split = c.get("intermediate", list(data)), 1
         if isinstance(inter, dict):
             _unknown(src, f"{where}.intermediate.", inter, INTERMEDIATE_KEYS)
@@ -259,7 +310,7 @@ def parse_spec(raw: dict, source: str = "<spec>", base_dir: Path | None = None) 
             raise SpecError(src, f"{where}.data", "the hadoop engine writes each data set to one directory: list one "
                             "(spreading over several local directories, JBOD-style, is what HDFS does)")
         desc = c.get("description", "")
-        storage.append(StorageConfig(cname, data, inter_dirs, split, str(desc), data_type, replication))
+        storage.append(StorageConfig(cname, data, inter_dirs, split, str(desc), data_type, replication, store_conf))
 
     variant_names = [f"{c.name}@{e.name}" if len(engines) > 1 else c.name for c in storage for e in engines]
     baseline = raw.get("baseline", variant_names[0])

@@ -61,12 +61,12 @@ class StudyLayout:
         self.roots = sorted({study_root(t, spec.name) for t in targets})
         # roots on other file systems (hdfs://), each with the settings to reach it
         self.remote_roots = {f"{c.data[0]}/{NAMESPACE}/{spec.name}": c.engine_settings()
-                             for c in spec.storage if c.data_type == "hdfs"}
+                             for c in spec.storage if c.remote}
 
     def _fs(self, root: str):
         from .remote import HadoopFs
 
-        return HadoopFs(self.remote_roots[root])
+        return HadoopFs(self.remote_roots[root], s3a=root.startswith("s3a://"))
 
     # -- ownership --------------------------------------------------------
     def check(self) -> None:
@@ -88,6 +88,7 @@ class StudyLayout:
             ns = root.parent
             if ns.exists() and not ns.is_dir():
                 raise OwnershipError(f"{ns} exists and is not a directory")
+        self._check_remote()  # also where a wrong endpoint, bucket or credential shows, before anything runs
 
     def _check_remote(self) -> None:
         for root in self.remote_roots:
@@ -98,7 +99,6 @@ class StudyLayout:
 
     def claim(self) -> None:
         self.check()
-        self._check_remote()
         for root in self.remote_roots:
             fs = self._fs(root)
             fs.mkdirs(root)
@@ -166,7 +166,7 @@ class StudyLayout:
     # Everything of a variant (a configuration run by one engine) lives under <root>/<variant dir>/.
     def dataset_uris(self, config: StorageConfig, variant: str, repeat: int, dataset: str) -> list[str]:
         """One location per data dir (JBOD): part i of a data set lives in dir i mod n."""
-        if config.data_type == "hdfs":
+        if config.remote:
             return [f"{config.data[0]}/{NAMESPACE}/{self.spec.name}/{_dirname(variant)}/r{repeat}/{dataset}"]
         return [to_uri(p) for p in self.dataset_dirs(config, variant, repeat, dataset)]
 
@@ -175,14 +175,14 @@ class StudyLayout:
         return [study_root(d, self.spec.name) / _dirname(variant) / f"r{repeat}" / dataset for d in config.local_data]
 
     def remove_repeat(self, config: StorageConfig, variant: str, repeat: int) -> None:
-        if config.data_type == "hdfs":
+        if config.remote:
             self.remove_uri(f"{config.data[0]}/{NAMESPACE}/{self.spec.name}/{_dirname(variant)}/r{repeat}")
         for d in config.local_data:
             self.remove(study_root(d, self.spec.name) / _dirname(variant) / f"r{repeat}")
         self.remove(self.scratch_dir(config, variant, repeat, "x").parent)
 
     def remove_dataset(self, config: StorageConfig, variant: str, repeat: int, dataset: str, remote: bool = True) -> None:
-        if config.data_type == "hdfs" and remote:
+        if config.remote and remote:
             self.remove_uri(self.dataset_uris(config, variant, repeat, dataset)[0])
         for d in self.dataset_dirs(config, variant, repeat, dataset):
             self.remove(d)

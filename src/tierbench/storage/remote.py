@@ -1,9 +1,10 @@
-"""File-system operations on non-local storage (hdfs://), through Hadoop's own FsShell.
+"""File-system operations on non-local storage (hdfs://, s3a://), through Hadoop's own FsShell.
 
-tierbench's namespacing on HDFS works as on local disks: it owns
+tierbench's namespacing there works as on local disks: it owns
 <uri>/tierbench/<study>/ (marked with an owner file), refuses one it did not
-make, and deletes only inside it. The shell runs from Hadoop 3.4.2's jars
-(fetched on first use), with the storage's settings as -D options.
+make, and deletes only inside it. The shell runs on pyspark's own Hadoop
+client jars (plus the S3A connector for s3a://), with the storage's settings
+as -D options; S3 credentials come from the environment, never from here.
 """
 
 import subprocess
@@ -13,29 +14,53 @@ from ..errors import UserError
 OWNER_FILE = ".tierbench-owner"
 
 
+def _conf_dir():
+    from ..engines.jobs_jar import cache_dir
+
+    d = cache_dir() / "fsshell-conf"
+    d.mkdir(parents=True, exist_ok=True)
+    site = d / "core-site.xml"  # FsShell wants one on its classpath
+    if not site.is_file():
+        site.write_text("<?xml version=\"1.0\"?>\n<configuration/>\n")
+    return d
+
+
 class HadoopFs:
-    def __init__(self, settings: dict | None = None):
+    def __init__(self, settings: dict | None = None, s3a: bool = False):
         self.settings = settings or {}
+        self.s3a = s3a
 
     def _shell(self, *args: str) -> subprocess.CompletedProcess:
-        from ..engines.hadoop.runtime import classpath, java_bin
+        from ..engines.hadoop.runtime import java_bin
+        from ..engines.jobs_jar import pyspark_home
 
+        cp = [str(_conf_dir()), str(pyspark_home() / "jars" / "*")]
+        if self.s3a:
+            from ..engines.s3a import s3a_jars
+
+            cp += [str(j) for j in s3a_jars()]
         opts = []
         for k, v in self.settings.items():
             opts += ["-D", f"{k}={v}"]
-        cmd = [java_bin(), "-Xmx256m", "-cp", classpath(), "org.apache.hadoop.fs.FsShell", *opts, *args]
+        cmd = [java_bin(), "-Xmx256m", "-cp", ":".join(cp), "org.apache.hadoop.fs.FsShell", *opts, *args]
         return subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+
+    @staticmethod
+    def _said(out: subprocess.CompletedProcess) -> list[str]:
+        return [l.strip() for l in (out.stderr + out.stdout).splitlines()
+                if l.strip() and " WARN " not in l and "log4j" not in l.lower() and not l.strip().startswith("at ")]
 
     def _check(self, out: subprocess.CompletedProcess, what: str) -> None:
         if out.returncode != 0:
-            lines = [l for l in (out.stderr + out.stdout).splitlines() if l.strip() and " WARN " not in l]
-            raise UserError(f"{what} failed: {lines[-1] if lines else 'exit ' + str(out.returncode)}")
+            lines = self._said(out)
+            raise UserError(f"{what} failed: {lines[-1][:400] if lines else 'exit ' + str(out.returncode)}")
 
     def exists(self, uri: str) -> bool:
         out = self._shell("-test", "-e", uri)
-        if out.returncode not in (0, 1):
-            self._check(out, f"checking {uri}")
-        return out.returncode == 0
+        if out.returncode == 1 and not self._said(out):
+            return False  # plainly not there
+        self._check(out, f"reaching {uri}")  # anything else is a wrong endpoint, bucket or credential
+        return True
 
     def mkdirs(self, uri: str) -> None:
         self._check(self._shell("-mkdir", "-p", uri), f"creating {uri}")
