@@ -1,0 +1,128 @@
+"""S3 through S3A on a real Ceph RGW (`tierbench services up s3`), beside HDFS and a shared mount, in one report;
+credentials only from the environment and never in any output; wrong endpoint, bucket or key: one line, nothing run."""
+
+import json
+import os
+
+import pytest
+
+from conftest import write_spec
+
+
+@pytest.fixture(scope="module")
+def ceph(tmp_path_factory):
+    from conftest import tierbench
+
+    d = tmp_path_factory.mktemp("ceph")
+    up = tierbench("services", "up", "s3", "--dir", d / "svc", timeout=900)
+    assert up.returncode == 0, up.stderr[-3000:]
+    state = json.loads((d / "svc" / "service.json").read_text())
+    creds = json.loads((d / "svc" / "credentials").read_text())
+    assert oct((d / "svc" / "credentials").stat().st_mode & 0o777) == "0o600"
+    yield d, state["endpoint"], creds, up
+    down = tierbench("services", "down", "s3", "--dir", d / "svc", timeout=300)
+    assert down.returncode == 0 and "stopped" in down.stdout
+
+
+@pytest.fixture(scope="module")
+def hdfs_uri(tmp_path_factory):
+    from conftest import tierbench
+
+    d = tmp_path_factory.mktemp("hdfs-for-s3")
+    up = tierbench("services", "up", "hdfs", "--dir", d / "svc", "--datanodes", "2", timeout=300)
+    assert up.returncode == 0, up.stderr[-3000:]
+    yield json.loads((d / "svc" / "service.json").read_text())["uri"]
+    tierbench("services", "down", "hdfs", "--dir", d / "svc", timeout=120)
+
+
+def _spec(d, endpoint, hdfs_uri=None, bucket="tierbench", name="stores"):
+    hdfs = f"""
+[storage.hdfs]
+data = {{ type = "hdfs", uri = "{hdfs_uri}/tb", replication = 2 }}
+intermediate = ["{d}/tmp"]
+""" if hdfs_uri else ""
+    return f"""
+name = "{name}"
+repeats = 1
+[engine]
+master = "local[2]"
+driver_memory = "1g"
+[storage.s3]
+data = {{ type = "s3", endpoint = "{endpoint}", bucket = "{bucket}", prefix = "bench", signing_algorithm = "AWS4UnsignedPayloadSignerType", readahead_range = "1MB", input_fadvise = "sequential" }}
+intermediate = ["{d}/tmp"]
+[storage.shared]
+data = {{ type = "shared", path = "{d}/shared" }}
+{hdfs}
+[[workloads]]
+name = "dfsio-write"
+files = 2
+file_size = "2MB"
+[[workloads]]
+name = "dfsio-read"
+[[workloads]]
+name = "teragen"
+rows = 20_003
+[[workloads]]
+name = "terasort"
+[[workloads]]
+name = "teravalidate"
+"""
+
+
+def _env(creds, secret=None):
+    return {"AWS_ACCESS_KEY_ID": creds["access_key"], "AWS_SECRET_ACCESS_KEY": secret or creds["secret_key"]}
+
+
+def test_s3_hdfs_and_shared_in_one_study_and_the_secret_stays_secret(ceph, hdfs_uri, tb, monkeypatch):
+    d, endpoint, creds, up = ceph
+    assert "export AWS_ACCESS_KEY_ID" in up.stdout and endpoint in up.stdout
+    for k, v in _env(creds).items():
+        monkeypatch.setenv(k, v)
+    spec = write_spec(d / "s.toml", _spec(d, endpoint, hdfs_uri))
+    out = tb("run", spec, "--out", d / "res", timeout=1200)
+    assert out.returncode == 0, out.stderr[-3000:]
+    recs = [json.loads(l) for l in (d / "res" / "runs.jsonl").read_text().splitlines()]
+    assert len(recs) == 15 and all(r["status"] == "ok" for r in recs), [r["error"] for r in recs if r["error"]]
+    assert {r["config"] for r in recs} == {"s3", "hdfs", "shared"}
+    assert len({r["details"]["checksum"] for r in recs if r["workload"] in ("teragen", "teravalidate")}) == 1
+    s3 = next(r for r in recs if r["config"] == "s3" and r["workload"] == "teragen")
+    assert s3["storage"]["type"] == "s3" and s3["storage"]["data"] == ["s3a://tierbench/bench"]
+    assert s3["engine_conf"]["spark.hadoop.fs.s3a.readahead.range"] == str(1 << 20)
+    assert s3["engine_conf"]["spark.hadoop.fs.s3a.experimental.input.fadvise"] == "sequential"
+    html = (d / "res" / "report.html").read_text()
+    assert all(c in html for c in ("s3", "hdfs", "shared"))
+    # the secret is nowhere in what tierbench wrote or printed
+    secret = creds["secret_key"]
+    assert secret not in out.stdout and secret not in out.stderr
+    for path in (d / "res").rglob("*"):
+        if path.is_file():
+            assert secret not in path.read_text(errors="replace"), path
+
+
+@pytest.mark.parametrize("what", ["endpoint", "bucket", "secret"])
+def test_wrong_endpoint_bucket_or_key_is_one_line_before_anything_runs(ceph, tb, monkeypatch, what):
+    d, endpoint, creds, _ = ceph
+    for k, v in _env(creds, secret="not-the-secret" if what == "secret" else None).items():
+        monkeypatch.setenv(k, v)
+    spec = write_spec(d / f"bad-{what}.toml", _spec(d, "http://127.0.0.1:9" if what == "endpoint" else endpoint,
+                                                     bucket="no-such-bucket" if what == "bucket" else "tierbench", name=f"bad-{what}"))
+    out = tb("run", spec, "--out", d / f"res-{what}", timeout=600)
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    line, = out.stderr.strip().splitlines()
+    assert line.startswith("tierbench: error: reaching s3a://")
+    assert {"endpoint": "Connect", "bucket": "NoSuchBucket", "secret": "403"}[what] in line
+    assert not (d / f"res-{what}").exists()  # nothing ran, nothing was written
+
+
+def test_credentials_in_a_spec_are_refused(tmp_path, tb):
+    spec = write_spec(tmp_path / "s.toml", f"""
+name = "k"
+[storage.s3]
+data = {{ type = "s3", endpoint = "http://127.0.0.1:1", bucket = "b-1", secret_key = "hunter2" }}
+intermediate = ["{tmp_path}"]
+[[workloads]]
+name = "teragen"
+""")
+    out = tb("run", spec)
+    assert out.returncode == 2 and "storage.s3.data.secret_key" in out.stderr and "AWS_SECRET_ACCESS_KEY" in out.stderr
+    assert "hunter2" not in out.stderr
