@@ -17,6 +17,25 @@ def tierbench(*args, cwd=None, timeout=600, check=False) -> subprocess.Completed
     return out
 
 
+# The five seed workloads at test size (megabytes): the body of most test studies.
+SMALL_WORKLOADS = """
+[[workloads]]
+name = "dfsio-write"
+files = 2
+file_size = "2MB"
+[[workloads]]
+name = "dfsio-read"
+[[workloads]]
+name = "teragen"
+rows = 20_003
+tasks = 2
+[[workloads]]
+name = "terasort"
+[[workloads]]
+name = "teravalidate"
+"""
+
+
 def write_spec(path: Path, body: str) -> Path:
     path.write_text(textwrap.dedent(body))
     return path

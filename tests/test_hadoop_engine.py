@@ -7,24 +7,9 @@ import sys
 
 import pytest
 
-from conftest import write_spec
+from conftest import SMALL_WORKLOADS, write_spec
 
-WORKLOADS = """
-[[workloads]]
-name = "dfsio-write"
-files = 2
-file_size = "2MB"
-[[workloads]]
-name = "dfsio-read"
-[[workloads]]
-name = "teragen"
-rows = 20_003
-tasks = 2
-[[workloads]]
-name = "terasort"
-[[workloads]]
-name = "teravalidate"
-"""
+WORKLOADS = SMALL_WORKLOADS
 
 
 def _records(path):

@@ -5,7 +5,7 @@ import subprocess
 
 import pytest
 
-from conftest import write_spec
+from conftest import SMALL_WORKLOADS, write_spec
 
 
 def fs_shell(*args) -> subprocess.CompletedProcess:
@@ -50,19 +50,7 @@ data = {{ type = "hdfs", uri = "{uri}/tb", replication = 2 }}
 intermediate = ["{d}/tmp"]
 [storage.shared]
 data = {{ type = "shared", path = "{d}/shared" }}
-[[workloads]]
-name = "dfsio-write"
-files = 2
-file_size = "2MB"
-[[workloads]]
-name = "dfsio-read"
-[[workloads]]
-name = "teragen"
-rows = 20_003
-[[workloads]]
-name = "terasort"
-[[workloads]]
-name = "teravalidate"
+{SMALL_WORKLOADS}
 """)
     out = tb("run", spec, "--out", d / "res", timeout=900)
     assert out.returncode == 0, out.stderr[-3000:]

@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from conftest import write_spec
+from conftest import SMALL_WORKLOADS, write_spec
 
 
 @pytest.fixture(scope="module")
@@ -53,19 +53,7 @@ intermediate = ["{d}/tmp"]
 [storage.shared]
 data = {{ type = "shared", path = "{d}/shared" }}
 {hdfs}
-[[workloads]]
-name = "dfsio-write"
-files = 2
-file_size = "2MB"
-[[workloads]]
-name = "dfsio-read"
-[[workloads]]
-name = "teragen"
-rows = 20_003
-[[workloads]]
-name = "terasort"
-[[workloads]]
-name = "teravalidate"
+{SMALL_WORKLOADS}
 """
 
 

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from conftest import write_spec
+from conftest import SMALL_WORKLOADS, write_spec
 
 
 @pytest.fixture(scope="module")
@@ -34,19 +34,7 @@ driver_memory = "1g"
 executor_memory = "768m"
 [storage.one]
 data = ["{d}/data"]
-[[workloads]]
-name = "dfsio-write"
-files = 2
-file_size = "2MB"
-[[workloads]]
-name = "dfsio-read"
-[[workloads]]
-name = "teragen"
-rows = 20_000
-[[workloads]]
-name = "terasort"
-[[workloads]]
-name = "teravalidate"
+{SMALL_WORKLOADS}
 """)
     out = tb("run", spec, "--out", d / "res", timeout=900)
     assert out.returncode == 0, out.stderr[-3000:]
