@@ -136,6 +136,10 @@ bluestore block path = {h}/osd-0.block
 bluestore block create = true
 bluestore block size = {BLOCK_SIZE}
 osd memory target = 939524096
+# the OSD would otherwise place itself in CRUSH at start, a command its monitor client
+# can send before it knows the cluster's fsid ("wrong fsid"); tierbench places it instead
+osd crush update on start = false
+osd class update on start = false
 [client.rgw.gw]
 rgw frontends = beast endpoint=127.0.0.1:{ports['rgw']}
 rgw data = {h}/rgw
@@ -176,6 +180,9 @@ auth client required = none
             if out.returncode != 0 or out.stdout.strip() != "0":
                 raise UserError(f"ceph osd new failed: {(out.stderr or out.stdout).strip()}")
             self._run(["ceph-osd", "-c", str(self.conf), "-i", "0", "--mkfs", "--osd-uuid", state["osd_uuid"]], "ceph-osd --mkfs")
+            out = self._ceph("osd", "crush", "add", "osd.0", "1.0", "root=default", "host=tierbench")
+            if out.returncode != 0:
+                raise UserError(f"placing the OSD in CRUSH failed: {(out.stderr or out.stdout).strip()}")
         on_phase("starting the OSD")
         self.osd.start(["ceph-osd", "-c", str(self.conf), "-i", "0", "-f"])
         self._wait(lambda: '"num_up_osds":1' in self._ceph("osd", "stat", "-f", "json").stdout.replace(" ", ""), "the OSD", 90)
