@@ -89,3 +89,19 @@ class Daemon:
         except OSError:
             return ""
         return " | ".join(lines[-n:])
+
+
+def wait_until_ready(service, daemons: list[Daemon], label: str, timeout_s: int, logs: Path) -> dict:
+    """Poll service.status() until ready; if a daemon dies or time runs out, stop everything and say where to look."""
+    deadline = time.time() + timeout_s
+    while time.time() < deadline:
+        st = service.status()
+        if st["ready"]:
+            return st
+        for d in daemons:
+            if d.pid() is None:
+                service.down()
+                raise UserError(f"{label}'s {d.name} exited during start-up; see {d.log}: {d.log_tail()}")
+        time.sleep(1)
+    service.down()
+    raise UserError(f"{label} did not become ready in {timeout_s} s; see the logs in {logs}")

@@ -8,14 +8,13 @@ NameNode's FSNamesystemState bean counts them live.
 import json
 import os
 import subprocess
-import time
 import urllib.request
 from pathlib import Path
 
 from ..engines.hadoop.engine import ADD_OPENS
 from ..engines.hadoop.runtime import hadoop_lib, java_bin, log4j_dir
 from ..errors import UserError
-from .base import Daemon, free_port, xml_conf
+from .base import Daemon, free_port, wait_until_ready, xml_conf
 
 READY_TIMEOUT_S = 120
 
@@ -102,18 +101,7 @@ class Hdfs:
             on_phase(f"starting DataNode {i}")
             d.start(self._java(self.home / "conf" / f"datanode-{i}", "org.apache.hadoop.hdfs.server.datanode.DataNode"))
         on_phase(f"waiting for {self.datanodes} DataNode(s) to be live")
-        deadline = time.time() + READY_TIMEOUT_S
-        while time.time() < deadline:
-            st = self.status()
-            if st["ready"]:
-                return st
-            for d in [self.namenode, *self._dn_daemons()]:
-                if d.pid() is None:
-                    self.down()
-                    raise UserError(f"HDFS's {d.name} exited during start-up; see {d.log}: {d.log_tail()}")
-            time.sleep(1)
-        self.down()
-        raise UserError(f"HDFS did not become ready in {READY_TIMEOUT_S} s; see the logs in {self.home / 'logs'}")
+        return wait_until_ready(self, [self.namenode, *self._dn_daemons()], "HDFS", READY_TIMEOUT_S, self.home / 'logs')
 
     def status(self) -> dict:
         state = self._state()

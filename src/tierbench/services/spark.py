@@ -9,13 +9,12 @@ in the storage configuration's `intermediate` dirs.
 
 import json
 import os
-import time
 import urllib.request
 from pathlib import Path
 
 from ..engines.jobs_jar import pyspark_home
 from ..errors import UserError
-from .base import Daemon, free_port
+from .base import Daemon, free_port, wait_until_ready
 
 READY_TIMEOUT_S = 90
 
@@ -68,18 +67,7 @@ class SparkStandalone:
             w.start([spark_class, "org.apache.spark.deploy.worker.Worker", "--host", "127.0.0.1", "--cores", str(self.cores),
                      "--memory", self.memory, "--work-dir", str(work), "--webui-port", "0", url], env)
         on_phase(f"waiting for {self.workers} Worker(s) to register")
-        deadline = time.time() + READY_TIMEOUT_S
-        while time.time() < deadline:
-            st = self.status()
-            if st["ready"]:
-                return st
-            for d in [self.master, *self._worker_daemons()]:
-                if d.pid() is None:
-                    self.down()
-                    raise UserError(f"Spark's {d.name} exited during start-up; see {d.log}: {d.log_tail()}")
-            time.sleep(1)
-        self.down()
-        raise UserError(f"Spark standalone did not become ready in {READY_TIMEOUT_S} s; see the logs in {self.home}")
+        return wait_until_ready(self, [self.master, *self._worker_daemons()], "Spark standalone", READY_TIMEOUT_S, self.home)
 
     def status(self) -> dict:
         workers = self._worker_daemons()

@@ -9,14 +9,13 @@ jar. Its conf dir is what a hadoop engine in "yarn" mode submits with.
 import json
 import os
 import shutil
-import time
 import urllib.request
 from pathlib import Path
 
 from ..engines.hadoop.engine import ADD_OPENS
 from ..engines.hadoop.runtime import hadoop_lib, java_bin, log4j_dir
 from ..errors import UserError
-from .base import Daemon, free_port, xml_conf
+from .base import Daemon, free_port, wait_until_ready, xml_conf
 
 READY_TIMEOUT_S = 120
 
@@ -111,18 +110,7 @@ class Yarn:
         on_phase("starting the NodeManager")
         self.nm.start(base + ["org.apache.hadoop.yarn.server.nodemanager.NodeManager"], env)
         on_phase("waiting for the NodeManager to register")
-        deadline = time.time() + READY_TIMEOUT_S
-        while time.time() < deadline:
-            st = self.status()
-            if st["ready"]:
-                return st
-            for d in (self.rm, self.nm):
-                if d.pid() is None:
-                    self.down()
-                    raise UserError(f"YARN's {d.name} exited during start-up; see {d.log}: {d.log_tail()}")
-            time.sleep(1)
-        self.down()
-        raise UserError(f"YARN did not become ready in {READY_TIMEOUT_S} s; see the logs in {self.home / 'logs'}")
+        return wait_until_ready(self, [self.rm, self.nm], "YARN", READY_TIMEOUT_S, self.home / 'logs')
 
     def status(self) -> dict:
         st = {"name": "yarn", "dir": str(self.home), "conf_dir": str(self.conf), "ready": False,
