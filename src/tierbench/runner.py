@@ -168,11 +168,50 @@ class StudyRunner:
             progress.info("some runs failed; their data is kept for --resume")
         return self.results
 
+    def _duckdb_check(self, config, producer, inputs: list[str], result: dict, scratch: Path) -> dict:
+        """DuckDB's answers to the same queries on the same Parquet files (fetched first from hdfs or s3)."""
+        from .workloads import sql
+
+        bench = producer.params["benchmark"]
+        uris = sql.table_uris(bench, inputs)
+        if config.remote:
+            from .storage.remote import HadoopFs
+
+            local = scratch / "verify-tables"
+            local.mkdir(parents=True, exist_ok=True)
+            HadoopFs(config.engine_settings(), s3a=config.data_type == "s3").get(list(uris.values()), local)
+            dirs = {t: local / t for t in uris}
+        else:
+            dirs = {t: Path(u.removeprefix("file://")) for t, u in uris.items()}
+        try:
+            return sql.duckdb_check(bench, dirs, result["queries"])
+        finally:
+            if config.remote:
+                self.layout.remove(scratch / "verify-tables")
+
     def _cleanup_group_if_complete(self, planned, done) -> None:
         group = [p for p in self.plan if p.repeat == planned.repeat and p.variant == planned.variant]
         if self.spec.keep_data or not all(p.key in done for p in group):
             return
-        self.layout.remove_repeat(self.spec.config(planned.config), planned.variant, planned.repeat)
+        config = self.spec.config(planned.config)
+        for target in self._copy_targets(config):  # copies written into other configurations' roots
+            self.layout.remove_repeat(target, planned.variant, planned.repeat)
+        self.layout.remove_repeat(config, planned.variant, planned.repeat)
+
+    def _copy_targets(self, config) -> tuple:
+        """Other storage configurations that this configuration's copy workloads write to."""
+        names = {w.params["to"] for w in self.spec.workloads if w.name == "copy" and w.params["to"] not in ("", config.name)}
+        return tuple(self.spec.config(n) for n in sorted(names))
+
+    def _outputs(self, config, planned, wspec, wl) -> tuple[list[str], object, str | None]:
+        """Where a workload writes: (URIs, the configuration they are on, data set name)."""
+        if wspec.name == "copy":
+            target = self.spec.config(wspec.params["to"]) if wspec.params["to"] else config
+            ds = f"copy-{wspec.label}"
+            return self.layout.dataset_uris(target, planned.variant, planned.repeat, ds), target, ds
+        if wl.produces:
+            return self.layout.dataset_uris(config, planned.variant, planned.repeat, wl.produces), config, wl.produces
+        return [], config, None
 
     def _run_one(self, planned, done: dict, progress: StudyProgress, engine) -> dict:
         spec = self.spec
@@ -201,14 +240,15 @@ class StudyRunner:
                 return record
         uris = lambda ds: self.layout.dataset_uris(config, planned.variant, planned.repeat, ds)
         inputs = uris(wl.consumes) if wl.consumes else []
-        outputs = uris(wl.produces) if wl.produces else []
+        outputs, out_config, out_ds = self._outputs(config, planned, wspec, wl)
         scratch = self.layout.scratch_dir(config, planned.variant, planned.repeat, wspec.label)
         # left by an interrupted attempt: engines refuse an existing output
-        if wl.produces:  # (a remote file system is only asked when resuming: it costs a JVM start)
-            self.layout.remove_dataset(config, planned.variant, planned.repeat, wl.produces, remote=self.resume)
+        if out_ds:  # (a remote file system is only asked when resuming: it costs a JVM start)
+            self.layout.remove_dataset(out_config, planned.variant, planned.repeat, out_ds, remote=self.resume)
         self.layout.remove(scratch)
         try:
-            engine.open(planned.variant, config, local_dirs, lambda text: progress.phase(planned.key, text))
+            engine.open(planned.variant, config, local_dirs, lambda text: progress.phase(planned.key, text),
+                        also=self._copy_targets(config))
         except EngineError as e:
             raise UserError(f"could not start the {engine.kind} engine for {planned.variant!r}: {e}") from None
         # drop caches
@@ -245,11 +285,17 @@ class StudyRunner:
             return record
         # verify
         expected = {}
-        if wl.verifies:
-            gen = next((r for r in done.values() if r["repeat"] == planned.repeat and r["variant"] == planned.variant
-                        and r["workload"] == "teragen"), None)
+        same_group = lambda kind: next((r for r in done.values() if r["repeat"] == planned.repeat
+                                        and r["variant"] == planned.variant and r["workload"] == kind), None)
+        if wspec.name == "teravalidate":
+            gen = same_group("teragen")
             if gen is not None:
                 expected = {"expected_checksum": gen["details"].get("checksum"), "expected_rows": gen["details"].get("rows")}
+        elif wl.verifies and producer is not None and same_group(producer.name):
+            expected = same_group(producer.name)["details"]
+        if wspec.name == "sql" and wspec.params["verify"]:
+            progress.phase(planned.key, "checking the answers with DuckDB")
+            outcome.result["verification"] = self._duckdb_check(config, producer, inputs, outcome.result, scratch)
         m = measure(wspec.name, outcome.result, outcome.wall_s, expected)
         record["metrics"], record["details"] = m.metrics, {**record["details"], **m.details}
         record["details"]["phases"] = phase_intervals(wspec.name, outcome.result)

@@ -38,8 +38,10 @@ class Engine(Protocol):
     version: str | None
     conf: dict  # the engine's resolved settings, secrets redacted
 
-    def open(self, variant: str, config: StorageConfig, local_dirs: list[Path], on_phase: Callable[[str], None]) -> None:
-        """Be ready to run jobs for this variant (e.g. start its Spark application)."""
+    def open(self, variant: str, config: StorageConfig, local_dirs: list[Path], on_phase: Callable[[str], None],
+             also: tuple[StorageConfig, ...] = ()) -> None:
+        """Be ready to run jobs for this variant (e.g. start its Spark application); `also`: other storage
+        configurations its jobs reach (a copy's target), whose connectors and settings it needs too."""
 
     def run(self, req: JobRequest, on_progress: Callable[[dict], None]) -> JobOutcome: ...
 

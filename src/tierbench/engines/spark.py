@@ -20,7 +20,8 @@ from ..units import MB
 from .base import EngineError, JobOutcome, JobRequest
 from .jobs_jar import jobs_jar
 
-SUPPORTED = ("teragen", "terasort", "teravalidate", "dfsio-write", "dfsio-read")
+SUPPORTED = ("teragen", "terasort", "teravalidate", "dfsio-write", "dfsio-read", "textgen", "wordcount", "grep",
+             "shuffle", "datawrite", "dataread", "copy", "sqlgen", "sql")
 SECRET_WORDS = ("secret", "password", "access.key", "token", "credential")
 
 
@@ -121,9 +122,39 @@ class SparkApp:
         self._log.close()
 
 
+def tasks_for(size: int, tasks: int) -> int:
+    """Writing tasks for a generator: as given, else one per 64 MB (at least 2)."""
+    return tasks or max(2, math.ceil(size / (64 * MB)))
+
+
 def job_params(w: WorkloadSpec, inputs: list[str], outputs: list[str], producer: WorkloadSpec | None) -> dict:
     """The Java job's parameters for a workload; data sets are lists of URIs (one per data dir)."""
     p = w.params
+    if w.name == "textgen":
+        return {"bytes": p["size"], "tasks": tasks_for(p["size"], p["tasks"]), "output": outputs, "vocabulary": p["vocabulary"],
+                "zipf": p["zipf"], "plant": p["plant"], "plant_every": p["plant_every"], "codec": p["output_codec"]}
+    if w.name == "wordcount":
+        return {"input": inputs, "output": outputs, "split_bytes": p["split_size"], "partitions": p["partitions"],
+                "codec": p["output_codec"]}
+    if w.name == "grep":
+        return {"input": inputs, "pattern": p["pattern"], "split_bytes": p["split_size"]}
+    if w.name == "shuffle":
+        maps = tasks_for(p["size"], p["map_tasks"])
+        reducers = p["partitions"] or (max(1, math.ceil(p["size"] / (maps * p["fetch_size"]))) if p.get("fetch_size") else maps)
+        return {"bytes": p["size"], "maps": maps, "reducers": reducers,
+                "record_bytes": max(1, min(1 << 20, p["size"] // (maps * reducers) or 1))}
+    if w.name == "datawrite":
+        return {"bytes": p["size"], "files": tasks_for(p["size"], p["files"]), "output": outputs}
+    if w.name == "dataread":
+        return {"input": inputs, "split_bytes": p["split_size"]}
+    if w.name == "copy":
+        return {"input": inputs, "output": outputs, "tasks": p["tasks"]}
+    if w.name == "sql":
+        from ..workloads import sql
+
+        bench = producer.params["benchmark"]
+        return {"tables": sql.table_uris(bench, inputs), "queries": sql.queries(bench, p["queries"] or sql.query_names(bench)),
+                "split_bytes": p["split_size"], "partitions": p["partitions"]}
     if w.name == "teragen":
         rows = p["size"] // 100 if p.get("size") else p["rows"]
         tasks = p["tasks"] or max(2, math.ceil(rows * 100 / (64 * MB)))
@@ -160,7 +191,7 @@ class SparkEngine:
         self._app: SparkApp | None = None
         self._variant: str | None = None
 
-    def open(self, variant: str, config: StorageConfig, local_dirs: list[Path], on_phase) -> None:
+    def open(self, variant: str, config: StorageConfig, local_dirs: list[Path], on_phase, also=()) -> None:
         if self._app is not None and self._variant == variant and self._app.proc.poll() is None:
             return
         self.close()
@@ -168,13 +199,14 @@ class SparkEngine:
         for d in local_dirs:
             d.mkdir(parents=True, exist_ok=True)
         conf = spark_conf(self.spec, f"tierbench {self.study} {variant}", local_dirs)
-        if config.data_type == "s3":  # the S3A connector rides along with the jobs jar
+        if any(c.data_type == "s3" for c in (config, *also)):  # the S3A connector rides along with the jobs jar
             from .s3a import s3a_jars
 
             on_phase("checking the S3A connector (fetched from Maven Central on first use)")
             conf["spark.jars"] = ",".join([conf["spark.jars"], *(str(j) for j in s3a_jars())])
-        for k, v in config.engine_settings().items():  # the storage's own Hadoop settings, unless the engine sets them
-            conf.setdefault(f"spark.hadoop.{k}", v)
+        for c in (config, *also):  # the storages' own Hadoop settings, unless the engine sets them
+            for k, v in c.engine_settings().items():
+                conf.setdefault(f"spark.hadoop.{k}", v)
         try:
             self._app = SparkApp(conf, self.log_dir / f"spark-{variant}.log", engine_env(self.spec))
         except (OSError, RuntimeError) as e:
@@ -184,15 +216,42 @@ class SparkEngine:
         self.conf = self._app.full_conf
 
     def run(self, req: JobRequest, on_progress) -> JobOutcome:
-        params = job_params(req.workload, req.inputs, req.outputs, req.producer)
+        if req.workload.name == "sqlgen":
+            return self._sqlgen(req, on_progress)
+        return self._job(req.workload.name, job_params(req.workload, req.inputs, req.outputs, req.producer), on_progress)
+
+    def _job(self, job: str, params: dict, on_progress) -> JobOutcome:
         try:
-            ev = self._app.run(req.workload.name, params, on_progress)
+            ev = self._app.run(job, params, on_progress)
         except EngineError:
             self._app, self._variant = None, None
             raise
         if not ev["ok"]:
             return JobOutcome(False, ev["wall_s"], error=ev["error"])
         return JobOutcome(True, ev["wall_s"], ev["result"])
+
+    def _sqlgen(self, req: JobRequest, on_progress) -> JobOutcome:
+        """tpcgen-cli writes the tables locally (in the run's scratch dir), then the driver copies them to the
+        storage under test through Hadoop's FileSystem, as a loader would; both times are recorded."""
+        from ..workloads import sql
+
+        p = req.workload.params
+        t0 = time.perf_counter()
+        try:
+            local = sql.generate(p["benchmark"], p["scale"], p["parts"], p["output_codec"], req.scratch / "tables")
+        except RuntimeError as e:
+            return JobOutcome(False, time.perf_counter() - t0, error=str(e))
+        gen_s = time.perf_counter() - t0
+        targets = sql.table_uris(p["benchmark"], req.outputs)
+        copies = [["file://" + str(local[t]), targets[t]] for t in local]
+        out = self._job("upload", {"copies": copies}, on_progress)
+        import shutil
+
+        shutil.rmtree(req.scratch / "tables", ignore_errors=True)  # the local copy was only a staging area
+        if out.ok:
+            out.result.update(gen_s=gen_s, upload_s=out.wall_s, tables=sorted(local))
+            out.wall_s = gen_s + out.wall_s
+        return out
 
     def close(self) -> None:
         if self._app is not None:

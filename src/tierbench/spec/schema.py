@@ -16,6 +16,7 @@ from ..errors import SpecError
 from ..units import parse_size
 from ..workloads import WORKLOADS
 from .cost import CostSpec, parse_cost
+from .knobs import ENGINE_KNOBS, engine_knob_conf, swept, token
 
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 ENGINE_KINDS = ("spark", "hadoop")
@@ -25,8 +26,8 @@ TOP_KEYS = ("name", "description", "repeats", "baseline", "drop_caches", "keep_d
             "workloads", "cost", "sampling", "probe")
 SAMPLING_KEYS = ("enabled", "interval_s")
 PROBE_KEYS = ("enabled", "size", "runtime_s")
-SPARK_KEYS = ("kind", "master", "driver_memory", "executor_memory", "conf")
-HADOOP_KEYS = ("kind", "mode", "hadoop_conf_dir", "conf")
+SPARK_KEYS = ("kind", "master", "driver_memory", "executor_memory", "conf", *ENGINE_KNOBS)
+HADOOP_KEYS = ("kind", "mode", "hadoop_conf_dir", "conf", *ENGINE_KNOBS)
 STORAGE_KEYS = ("description", "data", "intermediate", "cost")
 INTERMEDIATE_KEYS = ("dirs", "split")
 
@@ -41,6 +42,7 @@ class EngineSpec:
     conf: dict = field(default_factory=dict)  # Spark settings, or Hadoop -D settings
     mode: str = "local"  # hadoop: "local" (LocalJobRunner) or "yarn" (submit with a Hadoop conf dir)
     hadoop_conf_dir: str | None = None  # hadoop, yarn mode: default $HADOOP_CONF_DIR
+    knobs: dict = field(default_factory=dict)  # shuffle_compress, io_codec, task_memory as given (already in conf)
 
 
 @dataclass(frozen=True)
@@ -103,6 +105,7 @@ class Spec:
     probe: bool = False  # measure the devices' ceilings with fio before the study
     probe_size: int = 256 << 20  # bytes fio writes and reads per device
     probe_runtime_s: int = 5  # seconds of the random-read test
+    sweeps: tuple = ()  # {"level", "base", "knob", "members": [{"name", "value"}]}: knobs given as lists
 
     def config(self, name: str) -> StorageConfig:
         return next(c for c in self.storage if c.name == name)
@@ -270,18 +273,22 @@ def parse_spec(raw: dict, source: str = "<spec>", base_dir: Path | None = None) 
     if not isinstance(keep, bool):
         raise SpecError(src, "keep_data", f"expected true or false, got {keep!r}")
 
+    sweeps: list[dict] = []
     if "engine" in raw and "engines" in raw:
         raise SpecError(src, "engines", "give either [engine] or [engines.NAME] tables, not both")
     if "engines" in raw:
         if not isinstance(raw["engines"], dict) or not raw["engines"]:
             raise SpecError(src, "engines", "expected tables such as [engines.spark] kind = \"spark\" and [engines.hadoop] kind = \"hadoop\"")
-        engines = tuple(_parse_engine(src, f"engines.{n}", e, n) for n, e in raw["engines"].items())
+        engines = tuple(x for n, e in raw["engines"].items() for x in _parse_engine(src, f"engines.{n}", e, n, sweeps))
     else:
-        engines = (_parse_engine(src, "engine", raw.get("engine", {}), None),)
+        engines = tuple(_parse_engine(src, "engine", raw.get("engine", {}), None, sweeps))
+    if len({e.name for e in engines}) != len(engines):
+        raise SpecError(src, "engines", "two engines have the same name after expanding sweeps; rename one")
 
     storage_raw = raw.get("storage")
     if not isinstance(storage_raw, dict) or not storage_raw:
         raise SpecError(src, "storage", "at least one storage configuration is needed, e.g. [storage.ssd] data = [\"/ssd/tb\"]")
+    storage_raw = _expand_storage_sweeps(src, storage_raw, sweeps)
     storage = []
     for cname, c in storage_raw.items():
         where = f"storage.{cname}"
@@ -314,6 +321,9 @@ def parse_spec(raw: dict, source: str = "<spec>", base_dir: Path | None = None) 
 
     variant_names = [f"{c.name}@{e.name}" if len(engines) > 1 else c.name for c in storage for e in engines]
     baseline = raw.get("baseline", variant_names[0])
+    for sw in sweeps:  # a swept configuration or engine named by its base name: its first value
+        if sw["level"] != "workload" and isinstance(baseline, str) and baseline.split("@")[0] == sw["base"] and baseline not in variant_names:
+            baseline = sw["members"][0]["name"] + baseline[len(sw["base"]):]
     if baseline in [c.name for c in storage] and baseline not in variant_names:
         baseline = f"{baseline}@{engines[0].name}"  # a configuration named alone: with the first engine
     if baseline not in variant_names:
@@ -338,19 +348,16 @@ def parse_spec(raw: dict, source: str = "<spec>", base_dir: Path | None = None) 
             raise SpecError(src, f"{where}.label", f"expected letters, digits, '.', '_' or '-', got {label!r}")
         allowed = ("name", "label") + tuple(p.name for p in wl.params)
         _unknown(src, f"{where}.", w, allowed)
-        params = {}
-        for p in wl.params:
-            if p.name in w:
-                try:
-                    params[p.name] = p.parse(w[p.name])
-                except ValueError as e:
-                    raise SpecError(src, f"{where}.{p.name}", str(e)) from None
-            else:
-                params[p.name] = p.default
-        if params.get("filler") == "random" and any(e.kind == "hadoop" for e in engines):
-            raise SpecError(src, f"{where}.filler", "\"random\" is tierbench's own TeraGen: Hadoop's TeraGen writes only its "
-                            "own filler; use \"hadoop\" or run this study on the spark engine only")
-        workloads.append(WorkloadSpec(wl.name, label, params))
+        knob, values = swept(src, where, w, [p.name for p in wl.params if p.kind != "names"])
+        members = []
+        for value in values or [None]:
+            entry = dict(w, **({knob: value} if knob else {}))
+            params = _workload_params(src, where, wl, entry, engines, [c.name for c in storage])
+            members.append(WorkloadSpec(wl.name, f"{label}.{knob}-{token(value)}" if knob else label, params))
+        if knob:
+            sweeps.append({"level": "workload", "base": label, "knob": knob,
+                           "members": [{"name": m.label, "value": v} for m, v in zip(members, values)]})
+        workloads.extend(members)
 
     labels = [w.label for w in workloads]
     for i, lab in enumerate(labels):
@@ -376,12 +383,77 @@ def parse_spec(raw: dict, source: str = "<spec>", base_dir: Path | None = None) 
     except ValueError as e:
         raise SpecError(src, "probe.size", str(e)) from None
     probe_rt = _int(src, "probe.runtime_s", probe.get("runtime_s", 5), 1)
+    _check_sql_queries(src, workloads)
     return Spec(name, src, repeats, engines, tuple(storage), tuple(workloads), baseline, drop, keep,
                 str(raw.get("description", "")), cost, enabled, float(interval), bool(probe.get("enabled", True)),
-                probe_size, probe_rt)
+                probe_size, probe_rt, tuple(sweeps))
 
 
-def _parse_engine(src, where, eng, name) -> EngineSpec:
+def _workload_params(src, where, wl, w: dict, engines, config_names) -> dict:
+    params = {}
+    for p in wl.params:
+        if p.name in w:
+            try:
+                params[p.name] = p.parse(w[p.name])
+            except ValueError as e:
+                raise SpecError(src, f"{where}.{p.name}", str(e)) from None
+        else:
+            params[p.name] = p.default
+    if params.get("filler") == "random" and any(e.kind == "hadoop" for e in engines):
+        raise SpecError(src, f"{where}.filler", "\"random\" is tierbench's own TeraGen: Hadoop's TeraGen writes only its "
+                        "own filler; use \"hadoop\" or run this study on the spark engine only")
+    if wl.name == "copy" and params["to"] and params["to"] not in config_names:
+        raise SpecError(src, f"{where}.to", f"{params['to']!r} is not a storage configuration; accepted: {', '.join(config_names)}")
+    if wl.name == "textgen" and params["plant_every"] and not params["plant"]:
+        raise SpecError(src, f"{where}.plant", "plant_every is set but there is no `plant` string to plant")
+    return params
+
+
+def _check_sql_queries(src, workloads) -> None:
+    from ..workloads.sql import query_names
+
+    gen = next((w for w in workloads if w.name == "sqlgen"), None)
+    for i, w in enumerate(workloads):
+        if w.name == "sql" and gen is not None and w.params["queries"]:
+            known = query_names(gen.params["benchmark"])
+            bad = [q for q in w.params["queries"] if q not in known]
+            if bad:
+                raise SpecError(src, f"workloads[{i}].queries", f"no {gen.params['benchmark']} query {', '.join(bad)}; "
+                                f"accepted: {', '.join(known)}")
+
+
+def _expand_storage_sweeps(src, storage_raw: dict, sweeps: list) -> dict:
+    """`replication = [1, 2, 3]` in an hdfs data table: one configuration per value, named NAME.replication-N."""
+    out = {}
+    for cname, c in storage_raw.items():
+        data = c.get("data") if isinstance(c, dict) else None
+        if isinstance(data, dict) and isinstance(data.get("replication"), list):
+            knob, values = swept(src, f"storage.{cname}.data", data, ["replication"])
+            names = [f"{cname}.replication-{token(v)}" for v in values]
+            for n, v in zip(names, values):
+                out[n] = dict(c, data=dict(data, replication=v))
+            sweeps.append({"level": "storage", "base": cname, "knob": "replication",
+                           "members": [{"name": n, "value": v} for n, v in zip(names, values)]})
+        else:
+            out[cname] = c
+    return out
+
+
+def _parse_engine(src, where, eng, name, sweeps: list) -> list[EngineSpec]:
+    """One engine, or one per value of a swept engine knob (named NAME.KNOB-VALUE)."""
+    if not isinstance(eng, dict):
+        raise SpecError(src, where, f"expected a table: [{where}]")
+    knob, values = swept(src, where, eng, ENGINE_KNOBS)
+    if not knob:
+        return [_parse_one_engine(src, where, eng, name)]
+    base = name or eng.get("kind", "spark")
+    out = [_parse_one_engine(src, where, dict(eng, **{knob: v}), f"{base}.{knob}-{token(v)}") for v in values]
+    sweeps.append({"level": "engine", "base": base, "knob": knob,
+                   "members": [{"name": e.name, "value": v} for e, v in zip(out, values)]})
+    return out
+
+
+def _parse_one_engine(src, where, eng, name) -> EngineSpec:
     if not isinstance(eng, dict):
         raise SpecError(src, where, f"expected a table: [{where}]")
     kind = eng.get("kind", "spark")
@@ -396,6 +468,8 @@ def _parse_engine(src, where, eng, name) -> EngineSpec:
     if not isinstance(conf, dict) or not all(isinstance(v, (str, int, float, bool)) for v in conf.values()):
         raise SpecError(src, f"{where}.conf", f"expected a table of settings, e.g. {example}")
     conf = {k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in conf.items()}
+    knobs = {k: eng[k] for k in ENGINE_KNOBS if k in eng}
+    conf.update(engine_knob_conf(src, where, kind, str(eng.get("master", "local[*]")), knobs))
     if kind == "hadoop":
         mode = eng.get("mode", "local")
         if mode not in HADOOP_MODES:
@@ -409,7 +483,8 @@ def _parse_engine(src, where, eng, name) -> EngineSpec:
             if yarn_conf_dir(conf_dir) is None:
                 raise SpecError(src, f"{where}.mode", "\"yarn\" needs a Hadoop conf dir: set hadoop_conf_dir, export HADOOP_CONF_DIR, "
                                 "or put your cluster's `hadoop` command on PATH (tierbench services up yarn prints one for an embedded YARN)")
-        return EngineSpec(name=name, kind=kind, conf=conf, mode=mode, hadoop_conf_dir=conf_dir, master="", driver_memory="")
+        return EngineSpec(name=name, kind=kind, conf=conf, mode=mode, hadoop_conf_dir=conf_dir, master="", driver_memory="",
+                          knobs=knobs)
     master = eng.get("master", "local[*]")
     if not isinstance(master, str) or not re.match(r"^(local(\[(\*|[1-9][0-9]*)(,[0-9]+)?\])?|spark://.+|yarn|k8s://.+|local-cluster\[.+\])$", master):
         raise SpecError(src, f"{where}.master", f"expected a Spark master URL (local[N], local[*], spark://HOST:PORT, yarn, k8s://...), got {master!r}")
@@ -418,7 +493,7 @@ def _parse_engine(src, where, eng, name) -> EngineSpec:
         if v is not None and not (isinstance(v, str) and re.match(r"^[0-9]+[kmgtKMGT]$", v)):
             raise SpecError(src, f"{where}.{mem_key}", f"expected a JVM memory size such as \"2g\" or \"512m\", got {v!r}")
     return EngineSpec(name=name, kind=kind, master=master, driver_memory=eng.get("driver_memory", "2g"),
-                      executor_memory=eng.get("executor_memory"), conf=conf)
+                      executor_memory=eng.get("executor_memory"), conf=conf, knobs=knobs)
 
 
 def _order_producers_first(src, workloads: list[WorkloadSpec]) -> list[WorkloadSpec]:

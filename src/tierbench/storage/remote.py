@@ -73,3 +73,7 @@ class HadoopFs:
 
     def remove_if_empty(self, uri: str) -> None:
         self._shell("-rmdir", "--ignore-fail-on-non-empty", uri)
+
+    def get(self, uris: list[str], local_dir) -> None:
+        """Copy remote trees into a local directory (each as local_dir/<last name>)."""
+        self._check(self._shell("-get", *uris, str(local_dir)), f"fetching {len(uris)} paths to {local_dir}")

@@ -54,6 +54,8 @@ def _measure(workload: str, job: dict, wall_s: float, producer_details: dict | N
         }
         return Measurement(metrics, {"testdfsio": job["testdfsio"]})
 
+    if workload in OTHER:
+        return OTHER[workload](job, wall_s, producer_details or {})
     rows = int(job["rows"])
     data_mb = rows * 100 / MB
     metrics = {"rows": rows, "data_mb": data_mb, "throughput_mb_s": data_mb / max(wall_s, 1e-9)}
@@ -83,3 +85,111 @@ def _measure(workload: str, job: dict, wall_s: float, producer_details: dict | N
         if problems:
             failure = "TeraValidate: " + "; ".join(problems)
     return Measurement(metrics, details, failure)
+
+
+# -- the workloads beyond Tera and DFSIO: each checks its output against what its producer recorded ---------------
+TEXT_ALPHABET = set("abcdefghijklmnopqrstuvwxyz \n")  # all textgen ever writes, besides the plant
+
+
+def _rate(mb: float, wall_s: float) -> dict:
+    return {"data_mb": mb, "throughput_mb_s": mb / max(wall_s, 1e-9)}
+
+
+def _textgen(job, wall_s, _):
+    m = {**_rate(job["bytes_generated"] / MB, wall_s), "stored_mb": job["bytes_written"] / MB, "words": job["words"],
+         "lines": job["lines"], "tasks": job["tasks"]}
+    return Measurement(m, {k: job[k] for k in ("words", "lines", "planted", "plant", "bytes_generated", "bytes_written")})
+
+
+def _wordcount(job, wall_s, produced):
+    m = {**_rate(job["bytes_read"] / MB, wall_s), "words": job["words"], "distinct_words": job["distinct_words"],
+         "stored_mb": job["bytes_written"] / MB, "map_tasks": job["map_tasks"], "reduce_tasks": job["reduce_tasks"]}
+    failure = None
+    if "words" in produced and job["words"] != produced["words"]:
+        failure = f"WordCount: the counts total {job['words']} words, but textgen wrote {produced['words']}"
+    return Measurement(m, {"words": job["words"], "distinct_words": job["distinct_words"]}, failure)
+
+
+def grep_expected(pattern: str, plant: str | None, planted: int) -> int | None:
+    """The matches grep must find in textgen's text, when that is knowable."""
+    if plant and pattern == plant and not set(plant) <= TEXT_ALPHABET:
+        return planted  # a plant with a character the text never has can only match where it was planted
+    if not set(pattern) <= TEXT_ALPHABET and (not plant or pattern not in plant):
+        return 0
+    return None
+
+
+def _grep(job, wall_s, produced):
+    m = {**_rate(job["bytes_read"] / MB, wall_s), "matches": job["matches"], "lines": job["lines"],
+         "map_tasks": job["map_tasks"]}
+    details = {k: job[k] for k in ("matches", "matching_lines", "bytes_scanned", "lines", "pattern")}
+    expected = grep_expected(job["pattern"], produced.get("plant"), produced.get("planted", 0)) if produced else None
+    details["expected_matches"] = expected
+    failure = None
+    if expected is not None and job["matches"] != expected:
+        failure = f"Grep: found {job['matches']} matches of {job['pattern']!r}, expected {expected}"
+    elif "lines" in produced and job["lines"] != produced["lines"]:
+        failure = f"Grep: scanned {job['lines']} lines, textgen wrote {produced['lines']}"
+    return Measurement(m, details, failure)
+
+
+def _shuffle(job, wall_s, _):
+    m = {**_rate(job["bytes_shuffled"] / MB, wall_s), "block_kb": job["block_bytes"] / 1024,
+         "map_tasks": job["map_tasks"], "reduce_tasks": job["reduce_tasks"]}
+    failure = None
+    if job["bytes_shuffled"] != job["bytes_expected"]:
+        failure = f"Shuffle: reducers received {job['bytes_shuffled']} bytes of the {job['bytes_expected']} the maps sent"
+    return Measurement(m, {"reducer_bytes": job["reducer_bytes"]}, failure)
+
+
+def _datawrite(job, wall_s, _):
+    m = {**_rate(job["bytes_written"] / MB, wall_s), "files": job["files"]}
+    return Measurement(m, {"file_crc32": job["file_crc32"], "file_bytes": job["file_bytes"], "bytes": job["bytes_written"]})
+
+
+def _dataread(job, wall_s, produced):
+    m = {**_rate(job["bytes_read"] / MB, wall_s), "map_tasks": job["map_tasks"]}
+    expected = produced.get("bytes", job["bytes_listed"])
+    failure = None
+    if job["bytes_read"] != expected:
+        failure = f"Data Read: read {job['bytes_read']} bytes of the {expected} written"
+    return Measurement(m, {"bytes": job["bytes_read"]}, failure)
+
+
+def _copy(job, wall_s, produced):
+    m = {**_rate(job["bytes_copied"] / MB, wall_s), "files": job["files"], "copy_tasks": job["tasks"]}
+    problems = []
+    for name, size in (produced.get("file_bytes") or {}).items():
+        if name not in job["file_bytes"]:
+            problems.append(f"{name} was not copied")
+        elif job["file_bytes"][name] != size:
+            problems.append(f"{name}: {job['file_bytes'][name]} bytes in the copy, {size} in the original")
+        elif job["file_crc32"][name] != produced["file_crc32"][name]:
+            problems.append(f"{name}: CRC-32 {job['file_crc32'][name]} in the copy, {produced['file_crc32'][name]} in the original")
+    failure = f"Copy: {len(problems)} file(s) differ: " + "; ".join(problems[:3]) if problems else None
+    return Measurement(m, {"file_crc32": job["file_crc32"], "file_bytes": job["file_bytes"],
+                           "checked_files": len(produced.get("file_bytes") or {})}, failure)
+
+
+def _sqlgen(job, wall_s, _):
+    m = {"stored_mb": job["bytes_written"] / MB, "gen_s": job["gen_s"], "upload_s": job["upload_s"]}
+    return Measurement(m, {"tables": job["tables"]})
+
+
+def _sql(job, wall_s, _):
+    qs = job["queries"]
+    m = {"queries_s": sum(q["ms"] for q in qs) / 1000, "queries": len(qs)}
+    if "bytes_read" in job:
+        m["data_mb"] = job["bytes_read"] / MB
+    details = {"queries": [{"name": q["name"], "s": q["ms"] / 1000, "rows": q["rows"]} for q in qs]}
+    failure = None
+    if "verification" in job:
+        details["verification"] = job["verification"]
+        bad = {k: v for k, v in job["verification"].items() if v}
+        if bad:
+            failure = "SQL: Spark's answers differ from DuckDB's: " + "; ".join(f"{k}: {v}" for k, v in list(bad.items())[:3])
+    return Measurement(m, details, failure)
+
+
+OTHER = {"textgen": _textgen, "wordcount": _wordcount, "grep": _grep, "shuffle": _shuffle, "datawrite": _datawrite,
+         "dataread": _dataread, "copy": _copy, "sqlgen": _sqlgen, "sql": _sql}

@@ -45,7 +45,7 @@ class HadoopEngine:
         self.conf: dict = {}
         self._local_dirs: list[Path] = []
 
-    def open(self, variant: str, config: StorageConfig, local_dirs: list[Path], on_phase) -> None:
+    def open(self, variant: str, config: StorageConfig, local_dirs: list[Path], on_phase, also=()) -> None:
         on_phase("checking Hadoop's jars (fetched from Maven Central on first use)")
         hadoop_lib()
         self._local_dirs = local_dirs

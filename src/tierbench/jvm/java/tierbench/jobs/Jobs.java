@@ -49,6 +49,33 @@ public final class Jobs {
       case "dfsio-read":
         result = Dfsio.run(jsc, p, false);
         break;
+      case "textgen":
+        result = TextGen.run(jsc, p);
+        break;
+      case "wordcount":
+        result = WordCount.run(jsc, p);
+        break;
+      case "grep":
+        result = Grep.run(jsc, p);
+        break;
+      case "shuffle":
+        result = Shuffle.run(jsc, p);
+        break;
+      case "datawrite":
+        result = DataIO.write(jsc, p);
+        break;
+      case "dataread":
+        result = DataIO.read(jsc, p);
+        break;
+      case "copy":
+        result = DataIO.copy(jsc, p);
+        break;
+      case "sql":
+        result = Sql.run(jsc, p);
+        break;
+      case "upload":
+        result = Sql.upload(jsc, p);
+        break;
       default:
         throw new IllegalArgumentException("unknown job: " + job);
     }
