@@ -59,6 +59,8 @@ def render_report(path) -> tuple[Path, Path]:
         "normalised": charts.normalised_runtime(an),
         "cost": charts.cost_per_job(costs),
     }
+    for i, sw in enumerate(spec.get("sweeps") or []):
+        figures[f"sweep-{i}"] = charts.sweep_lines(sw, runs)
     html_path = rd.path / "report.html"
     md_path = rd.path / "report.md"
     cores = (study.get("machine") or {}).get("cpu_cores") or 1
@@ -68,6 +70,32 @@ def render_report(path) -> tuple[Path, Path]:
     html_path.write_text(_html(study, an, runs, figures, cost, costs, obs, profiled, timelines))
     md_path.write_text(_markdown(study, an, runs, cost, costs, obs, profiled))
     return html_path, md_path
+
+
+QUERY_HEAD = ["variant", "sql workload", "query", "median s", "rows", "checked against DuckDB"]
+
+
+def _query_rows(runs) -> list[list[str]]:
+    import statistics
+
+    groups: dict[tuple, list] = {}
+    for r in runs:
+        if r["status"] == "ok" and r["workload"] == "sql":
+            for q in r["details"].get("queries", []):
+                groups.setdefault((r["variant"], r["label"], q["name"]), []).append((q, r["details"].get("verification")))
+    rows = []
+    for (variant, label, name), qs in groups.items():
+        checks = [v.get(name, "not run") if v else "not run" for _, v in qs]
+        checked = "same answer" if all(c is None for c in checks) else "; ".join(sorted({str(c) for c in checks if c}))
+        rows.append([variant, label, name, _fmt(statistics.median(q["s"] for q, _ in qs)), str(qs[0][0]["rows"]), checked])
+    return rows
+
+
+def _sweep_table(sweep, runs) -> tuple[list[str], list[list[str]]]:
+    series = charts.sweep_series(sweep, runs)
+    values = [str(m["value"]).lower() if isinstance(m["value"], bool) else str(m["value"]) for m in sweep["members"]]
+    head = ["workload", "line"] + [f"{sweep['knob']} = {v} (s)" for v in values]
+    return head, [[panel, line] + [_fmt(y) for y in ys] for panel, lines in series.items() for line, ys in lines.items()]
 
 
 COST_HEAD = ["workload", "config", "price $", "median runtime s", "jobs/day", "jobs in period", "hardware $/job",
@@ -288,6 +316,19 @@ def _html(study, an: Analysis, runs, figures, cost, costs, obs, profiled, timeli
     for key, title in (("normalised", "Normalised runtime"), ("runtime", "Runtime"), ("throughput", "Throughput")):
         if figures.get(key):
             parts.append(f"<h2>{title}</h2><div class='figure' id='chart-{key}'>{figures[key]}</div>")
+    sweeps = spec.get("sweeps") or []
+    if sweeps:
+        parts.append("<h2>Knob sweeps</h2>")
+        for i, sw in enumerate(sweeps):
+            parts.append(f"<h3>{e(sw['knob'])} <span class='muted'>({e(sw['level'])} {e(sw['base'])})</span></h3>")
+            if figures.get(f"sweep-{i}"):
+                parts.append(f"<div class='figure' id='chart-sweep-{i}'>{figures[f'sweep-{i}']}</div>")
+            parts.append(_table_html(*_sweep_table(sw, runs)))
+    if _query_rows(runs):
+        parts.append("<h2>SQL queries</h2>")
+        parts.append("<p class='muted'>Each query timed from submission to its last row collected (median over repeats). "
+                     "'checked' says whether DuckDB, reading the same Parquet files, gave the same answer.</p>")
+        parts.append(_table_html(QUERY_HEAD, _query_rows(runs)))
     if costs:
         parts.append("<h2>Cost per job</h2>")
         parts.append(f"<p class='{'warn' if cost.get('example_prices') else 'muted'}'>{e(_cost_intro(cost))}</p>")
@@ -347,6 +388,10 @@ def _markdown(study, an: Analysis, runs, cost, costs, obs, profiled) -> str:
         out += [f"- ✗ {r['run_key']} failed: {r.get('error')}" for r in an.failed]
     out += [f"- ⚠ {k}: {o.cache_note}" for k, o in obs.items() if o and o.cache_note]
     out += ["", "## Summary", "", _table_md(SUMMARY_HEAD, _summary_rows(an)), ""]
+    for sw in spec.get("sweeps") or []:
+        out += [f"## Sweep of {sw['knob']} ({sw['level']} {sw['base']})", "", _table_md(*_sweep_table(sw, runs)), ""]
+    if _query_rows(runs):
+        out += ["## SQL queries", "", _table_md(QUERY_HEAD, _query_rows(runs)), ""]
     if costs:
         out += ["## Cost per job", "", _cost_intro(cost), ""] + [f"- {x}" for x in cost_summary(costs, an.baseline)]
         out += ["", _table_md(COST_HEAD, _cost_rows(costs)), ""]

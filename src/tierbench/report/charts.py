@@ -145,3 +145,61 @@ def timeline(record: dict, labels: list[str], roles: dict) -> str | None:
     fig.suptitle(f"{record['run_key']}", fontsize=9, x=0.02, ha="left")
     fig.tight_layout(rect=(0, 0, 1, 0.93))
     return _svg(fig)
+
+
+def sweep_series(sweep: dict, runs: list[dict]) -> dict[str, dict[str, list[float]]]:
+    """{panel (workload): {line: [median wall s per swept value, None where no run]}} for one swept knob.
+    A workload knob: one panel, a line per variant. An engine or storage knob: a panel per workload,
+    a line per storage configuration (engine sweep) or per engine (storage sweep)."""
+    import statistics
+
+    ok = [r for r in runs if r["status"] == "ok" and r.get("wall_s") is not None]
+    members = [m["name"] for m in sweep["members"]]
+    out: dict[str, dict[str, list]] = {}
+
+    def put(panel, line, i, values):
+        if values:
+            out.setdefault(panel, {}).setdefault(line, [None] * len(members))[i] = statistics.median(values)
+
+    for i, member in enumerate(members):
+        if sweep["level"] == "workload":
+            for v in sorted({r["variant"] for r in ok if r["label"] == member}):
+                put(sweep["base"], v, i, [r["wall_s"] for r in ok if r["label"] == member and r["variant"] == v])
+            continue
+        mine = [r for r in ok if (r.get("engine") == member if sweep["level"] == "engine" else r["config"] == member)]
+        for label in dict.fromkeys(r["label"] for r in mine):
+            lines = {r["config"] if sweep["level"] == "engine" else r.get("engine", "") for r in mine if r["label"] == label}
+            for line in sorted(lines):
+                key = lambda r: r["config"] if sweep["level"] == "engine" else r.get("engine", "")
+                put(label, line or sweep["base"], i, [r["wall_s"] for r in mine if r["label"] == label and key(r) == line])
+    return out
+
+
+def sweep_lines(sweep: dict, runs: list[dict]) -> str | None:
+    """A swept knob as line charts: the swept values along x, median runtime up."""
+    series = sweep_series(sweep, runs)
+    if not series:
+        return None
+    values = [str(m["value"]).lower() if isinstance(m["value"], bool) else str(m["value"]) for m in sweep["members"]]
+    panels = list(series)
+    cols = min(len(panels), 3)
+    rows = (len(panels) + cols - 1) // cols
+    fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.0 * rows), squeeze=False)
+    for k, panel in enumerate(panels):
+        ax = axes[k // cols][k % cols]
+        for j, (line, ys) in enumerate(series[panel].items()):
+            pts = [(i, y) for i, y in enumerate(ys) if y is not None]
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", color=PALETTE[j % len(PALETTE)], label=line)
+        ax.set_title(panel, fontsize=10)
+        ax.set_xticks(range(len(values)))
+        ax.set_xticklabels(values, fontsize=8)
+        ax.set_xlabel(sweep["knob"], fontsize=8)
+        ax.set_ylabel("median wall time (s)", fontsize=8)
+        ax.set_ylim(bottom=0)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=7)
+    for k in range(len(panels), rows * cols):
+        axes[k // cols][k % cols].axis("off")
+    fig.suptitle(f"Sweep of {sweep['knob']} ({sweep['level']} {sweep['base']})", fontsize=11)
+    fig.tight_layout()
+    return _svg(fig)
