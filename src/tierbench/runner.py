@@ -21,6 +21,7 @@ from .sampling.devices import device_of, storage_map
 from .sampling.phases import phase_intervals
 from .sampling.sampler import Sampler
 from .spec import Spec, make_plan
+from .spec.knobs import run_knobs
 from .storage import StudyLayout
 from .store import ResultsDir, SCHEMA_VERSION
 from .workloads import WORKLOADS
@@ -223,7 +224,8 @@ class StudyRunner:
         record = {
             "schema_version": SCHEMA_VERSION, "study": spec.name, "run_key": planned.key, "variant": planned.variant,
             "config": config.name, "workload": wspec.name, "label": wspec.label, "params": wspec.params,
-            "engine": engine.name, "engine_kind": engine.kind, "repeat": planned.repeat, "attempt": 1, "status": "failed",
+            "engine": engine.name, "engine_kind": engine.kind,
+            "knobs": run_knobs(spec.engine(planned.engine), config, wspec.params), "repeat": planned.repeat, "attempt": 1, "status": "failed",
             "wall_s": None, "metrics": {}, "details": {}, "started_at": _now(), "ended_at": None, "error": None,
             "page_cache_dropped": False, "command_line": self.command_line, "engine_version": None, "engine_conf": {},
             "storage": {"name": config.name, "type": config.data_type, "data": list(config.data),

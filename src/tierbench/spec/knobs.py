@@ -21,6 +21,7 @@ ENGINE_KNOBS = {
     "task_memory": "memory per task JVM, e.g. \"2g\" (spark.executor.memory, and spark.driver.memory in local mode, "
                    "where the tasks run in the driver; hadoop: mapreduce.{map,reduce}.memory.mb and -Xmx)",
 }
+WORKLOAD_KNOBS = ("split_size", "partitions", "map_tasks", "tasks", "files", "fetch_size", "output_codec")
 SPARK_CODECS = ("lz4", "lzf", "snappy", "zstd")
 HADOOP_CODECS = {"lz4": "org.apache.hadoop.io.compress.Lz4Codec", "snappy": "org.apache.hadoop.io.compress.SnappyCodec"}
 JVM_SIZE = re.compile(r"^([0-9]+)([kmgtKMGT])$")
@@ -83,3 +84,12 @@ def engine_knob_conf(src: str, where: str, kind: str, master: str, knobs: dict) 
                 conf[f"mapreduce.{task}.memory.mb"] = str(int(mb))
                 conf[f"mapreduce.{task}.java.opts"] = f"-Xmx{int(mb * 0.8)}m"
     return conf
+
+
+def run_knobs(engine, config, params: dict) -> dict:
+    """The knob settings a run had, for its record: the engine's, the storage's replication, the workload's."""
+    knobs = dict(engine.knobs)
+    if config.replication:
+        knobs["replication"] = config.replication
+    knobs.update({k: params[k] for k in WORKLOAD_KNOBS if k in params})
+    return knobs
