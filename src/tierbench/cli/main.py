@@ -93,6 +93,8 @@ def _parser() -> argparse.ArgumentParser:
     sv.add_argument("action", choices=("up", "down", "status"))
     sv.add_argument("service", choices=("yarn", "spark", "hdfs", "s3"))
     sv.add_argument("--datanodes", type=int, default=2, help="hdfs: number of DataNodes (default: 2)")
+    sv.add_argument("--port", type=int, help="hdfs: the NameNode's RPC port, so that specs can name a fixed URI such as "
+                    "hdfs://127.0.0.1:8020 (default: a free port)")
     sv.add_argument("--datanode-dirs", type=int, default=1, help="hdfs: data dirs per DataNode (default: 1)")
     sv.add_argument("--data-dir", action="append", help="hdfs: where DataNodes keep their blocks (repeat for several "
                     "devices; DataNode i uses the i-th, round-robin; default: inside the service's directory)")
@@ -223,7 +225,9 @@ def _cmd_services(args) -> int:
     elif args.service == "hdfs":
         if args.datanodes < 1 or args.datanode_dirs < 1:
             raise UserError("--datanodes and --datanode-dirs: at least 1")
-        svc = services()["hdfs"](home, args.datanodes, args.datanode_dirs, args.data_dir)
+        if args.port is not None and not 1 <= args.port <= 65535:
+            raise UserError(f"--port: expected 1-65535, got {args.port}")
+        svc = services()["hdfs"](home, args.datanodes, args.datanode_dirs, args.data_dir, args.port)
     else:
         svc = services()[args.service](home)
     if args.action == "up" and args.service == "s3":

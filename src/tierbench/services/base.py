@@ -21,6 +21,15 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def port_free(port: int) -> bool:
+    with socket.socket() as s:
+        try:
+            s.bind(("127.0.0.1", port))
+            return True
+        except OSError:
+            return False
+
+
 def xml_conf(props: dict) -> str:
     body = "\n".join(f"  <property><name>{k}</name><value>{v}</value></property>" for k, v in props.items())
     return f'<?xml version="1.0"?>\n<!-- written by tierbench services -->\n<configuration>\n{body}\n</configuration>\n'

@@ -14,7 +14,7 @@ from pathlib import Path
 from ..engines.hadoop.engine import ADD_OPENS
 from ..engines.hadoop.runtime import hadoop_lib, java_bin, log4j_dir
 from ..errors import UserError
-from .base import Daemon, free_port, wait_until_ready, xml_conf
+from .base import Daemon, free_port, port_free, wait_until_ready, xml_conf
 
 READY_TIMEOUT_S = 120
 
@@ -22,8 +22,10 @@ READY_TIMEOUT_S = 120
 class Hdfs:
     name = "hdfs"
 
-    def __init__(self, home: Path, datanodes: int = 2, dirs_per_datanode: int = 1, data_dirs: list[str] | None = None):
+    def __init__(self, home: Path, datanodes: int = 2, dirs_per_datanode: int = 1, data_dirs: list[str] | None = None,
+                 port: int | None = None):
         self.home = Path(home)
+        self.port = port  # the NameNode's RPC port (default: a free one)
         self.datanodes = datanodes
         self.dirs_per_datanode = dirs_per_datanode
         self.data_dirs = data_dirs  # where the DataNodes keep blocks (default: inside the service dir)
@@ -55,7 +57,9 @@ class Hdfs:
             raise UserError(f"HDFS in {self.home} is partly running; run `tierbench services down hdfs` first")
         on_phase("fetching Hadoop's jars (first use only) and writing the configuration")
         hadoop_lib()
-        ports = {"rpc": free_port(), "http": free_port()}
+        if self.port and not port_free(self.port):
+            raise UserError(f"--port {self.port}: 127.0.0.1:{self.port} is in use; choose another port or leave --port out")
+        ports = {"rpc": self.port or free_port(), "http": free_port()}
         nn_dir = self.home / "namenode"
         common = {"fs.defaultFS": f"hdfs://127.0.0.1:{ports['rpc']}", "hadoop.tmp.dir": self.home / "tmp",
                   "dfs.namenode.rpc-address": f"127.0.0.1:{ports['rpc']}", "dfs.namenode.http-address": f"127.0.0.1:{ports['http']}",
