@@ -20,7 +20,7 @@ RUNS_FILE = "runs.jsonl"
 
 # The fields every run record has; see docs/results.md.
 RECORD_FIELDS = (
-    "schema_version", "study", "run_key", "variant", "config", "workload", "label", "params", "engine", "engine_kind", "repeat", "attempt",
+    "schema_version", "study", "run_key", "variant", "config", "workload", "label", "params", "engine", "engine_kind", "knobs", "repeat", "attempt",
     "status", "wall_s", "metrics", "details", "started_at", "ended_at", "error", "page_cache_dropped",
     "tool_version", "git_commit", "command_line", "engine_version", "engine_conf", "storage", "machine",
 )
