@@ -230,3 +230,46 @@ partitions = [2, 8]
     assert "chart-sweep-0" in html and "chart-sweep-1" in html
     md = (tmp_path / "res" / "report.md").read_text()
     assert "## Sweep of partitions (workload shuffle)" in md and "partitions = 8 (s)" in md
+
+
+def test_hadoop_engine_runs_its_own_randomtextwriter_wordcount_and_grep(hdfs_uri, tmp_path, tb):
+    spec = write_spec(tmp_path / "s.toml", f"""
+name = "hadoop-text"
+repeats = 1
+keep_data = true
+[engine]
+kind = "hadoop"
+[storage.local]
+data = ["{tmp_path}/disk"]
+[storage.hdfs]
+data = {{ type = "hdfs", uri = "{hdfs_uri}/tbh", replication = 1 }}
+intermediate = ["{tmp_path}/tmp"]
+[[workloads]]
+name = "textgen"
+size = "3MB"
+output_codec = "gzip"
+[[workloads]]
+name = "wordcount"
+partitions = 2
+[[workloads]]
+name = "grep"
+pattern = "ungreat"
+""")
+    out = tb("run", spec, "--out", tmp_path / "res", timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    recs = {(r["variant"], r["label"]): r for r in map(json.loads, (tmp_path / "res" / "runs.jsonl").read_text().splitlines())}
+    assert all(r["status"] == "ok" for r in recs.values()), [r["error"] for r in recs.values()]
+    text = "".join(gzip.open(f, "rt").read() for f in sorted((tmp_path / "disk").glob("tierbench/hadoop-text/local/r1/text/part-*.gz")))
+    # BYTES_WRITTEN counts keys and values; each line adds a tab and a newline
+    assert len(text) == recs[("local", "textgen")]["details"]["bytes_generated"] + 2 * recs[("local", "textgen")]["metrics"]["lines"]
+    assert recs[("local", "textgen")]["details"]["bytes_generated"] >= 3 << 20  # RandomTextWriter stops past the size
+    words = collections.Counter(text.split())
+    counted = collections.Counter()
+    for f in (tmp_path / "disk").glob("tierbench/hadoop-text/local/r1/wordcount-output/part-r-*"):
+        for line in f.read_text().splitlines():
+            w, n = line.split("\t")
+            counted[w] += int(n)
+    assert counted == words and recs[("local", "wordcount")]["metrics"]["words"] == sum(words.values())
+    assert recs[("local", "grep")]["metrics"]["matches"] == text.count("ungreat") > 0
+    assert recs[("hdfs", "grep")]["metrics"]["matches"] > 0 and recs[("hdfs", "wordcount")]["metrics"]["distinct_words"] > 500
+    assert "Hadoop" in recs[("local", "wordcount")]["engine_version"].title()

@@ -404,6 +404,11 @@ def _workload_params(src, where, wl, w: dict, engines, config_names) -> dict:
                         "own filler; use \"hadoop\" or run this study on the spark engine only")
     if wl.name == "copy" and params["to"] and params["to"] not in config_names:
         raise SpecError(src, f"{where}.to", f"{params['to']!r} is not a storage configuration; accepted: {', '.join(config_names)}")
+    if wl.name == "textgen" and any(e.kind == "hadoop" for e in engines):
+        own = [k for k in ("plant", "plant_every", "vocabulary", "zipf") if params[k] != wl.param(k).default]
+        if own:
+            raise SpecError(src, f"{where}.{own[0]}", "the hadoop engine runs Hadoop's RandomTextWriter, which has its own "
+                            "word list and plants nothing; drop this field or run textgen on the spark engine only")
     if wl.name == "textgen" and params["plant_every"] and not params["plant"]:
         raise SpecError(src, f"{where}.plant", "plant_every is set but there is no `plant` string to plant")
     return params

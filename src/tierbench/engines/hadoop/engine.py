@@ -25,7 +25,22 @@ MAIN = {
     "teravalidate": "org.apache.hadoop.examples.terasort.TeraValidate",
     "dfsio-write": "org.apache.hadoop.fs.TestDFSIO",
     "dfsio-read": "org.apache.hadoop.fs.TestDFSIO",
+    "textgen": "org.apache.hadoop.examples.RandomTextWriter",
+    "wordcount": "org.apache.hadoop.examples.WordCount",
+    "grep": "org.apache.hadoop.examples.Grep",
 }
+CODEC_CLASSES = {"gzip": "GzipCodec", "bzip2": "BZip2Codec", "lz4": "Lz4Codec", "snappy": "SnappyCodec", "deflate": "DefaultCodec"}
+
+
+def _output_codec(codec: str) -> dict:
+    if codec == "none":
+        return {}
+    return {"mapreduce.output.fileoutputformat.compress": "true",
+            "mapreduce.output.fileoutputformat.compress.codec": f"org.apache.hadoop.io.compress.{CODEC_CLASSES[codec]}"}
+
+
+def _split(size: int) -> dict:
+    return {"mapreduce.input.fileinputformat.split.minsize": size, "mapreduce.input.fileinputformat.split.maxsize": size}
 # Java 17 closes these to reflection that Hadoop 3.4's daemons and tasks use
 ADD_OPENS = " ".join(f"--add-opens=java.base/{p}=ALL-UNNAMED" for p in (
     "java.lang", "java.lang.reflect", "java.util", "java.util.concurrent", "java.io", "java.net", "java.nio", "sun.nio.ch"))
@@ -89,6 +104,25 @@ class HadoopEngine:
             args = [req.inputs[0], req.outputs[0]]
         elif w == "teravalidate":
             args = [req.inputs[0], "file://" + str(req.scratch / "teravalidate-report")]
+        elif w == "textgen":
+            from ..spark import tasks_for
+
+            # local mode runs a single map whatever is asked (LocalClientProtocolProvider): it must write it all
+            maps = tasks_for(p["size"], p["tasks"]) if self.spec.mode == "yarn" else 1
+            extra.update({"mapreduce.randomtextwriter.totalbytes": p["size"],
+                          "mapreduce.randomtextwriter.bytespermap": -(-p["size"] // maps), **_output_codec(p["output_codec"])})
+            args = ["-outFormat", "org.apache.hadoop.mapreduce.lib.output.TextOutputFormat", req.outputs[0]]
+        elif w == "wordcount":
+            extra.update({**_split(p["split_size"]), **_output_codec(p["output_codec"])})
+            if p["partitions"]:
+                extra["mapreduce.job.reduces"] = p["partitions"]
+            args = [req.inputs[0], req.outputs[0]]
+        elif w == "grep":
+            extra.update(_split(p["split_size"]))
+            if self.spec.mode == "local":  # Grep's temporary dir is relative: keep it in the run's scratch (the cwd)
+                extra["fs.defaultFS"] = "file:///"
+            # Hadoop's Grep takes a regular expression; tierbench's pattern is a literal string
+            args = [req.inputs[0], req.outputs[0], "\\Q" + p["pattern"] + "\\E"]
         else:
             src = req.producer.params if w == "dfsio-read" else p
             extra["test.build.data"] = (req.outputs or req.inputs)[0]
@@ -134,6 +168,11 @@ class HadoopEngine:
         pass
 
 
+def _splits(text: str) -> int:
+    found = re.findall(r"number of splits:(\d+)", text)
+    return int(found[0]) if found else 0
+
+
 def _failure_line(text: str, code: int) -> str:
     for line in reversed(text.splitlines()):
         if re.search(r"(Exception|ERROR|failed|Error:)", line) and "at " not in line[:6]:
@@ -171,6 +210,21 @@ def _result(workload: str, text: str, req: JobRequest) -> tuple[dict, float | No
         splits = re.findall(r"number of splits:(\d+)", text)
         out["map_tasks"] = counters.get("Launched map tasks", int(splits[-1]) if splits else 0)
         out["reduce_tasks"] = counters.get("Launched reduce tasks", req.workload.params["partitions"] or 1)
+    elif workload == "textgen":
+        rtw = groups.get("org.apache.hadoop.examples.RandomTextWriter$Counters", {})
+        out.update(bytes_generated=rtw["BYTES_WRITTEN"], lines=rtw["RECORDS_WRITTEN"], words=None, planted=0, plant="",
+                   bytes_written=counters["Bytes Written"], generator="hadoop RandomTextWriter",
+                   tasks=counters.get("Launched map tasks", len(re.findall(r"Task 'attempt_\S+_m_\d+_\d+' done", text)) or 1))
+    elif workload == "wordcount":
+        out.update(words=counters["Map output records"], distinct_words=counters["Reduce output records"],
+                   bytes_read=counters["Bytes Read"], bytes_written=counters["Bytes Written"],
+                   map_tasks=counters.get("Launched map tasks", _splits(text)),
+                   reduce_tasks=counters.get("Launched reduce tasks", req.workload.params["partitions"] or 1))
+    elif workload == "grep":
+        search = {name: v for g in logparse.counters(text, block=0).values() for name, v in g.items()}  # job 1 of 2: the search
+        out.update(matches=search["Map output records"], matching_lines=None, lines=search["Map input records"],
+                   bytes_read=search["Bytes Read"], bytes_scanned=None, pattern=req.workload.params["pattern"],
+                   map_tasks=search.get("Launched map tasks", _splits(text)))
     elif workload == "teravalidate":
         report = Path(req.scratch / "teravalidate-report")
         lines = []

@@ -26,15 +26,16 @@ def job_seconds(log: str) -> float | None:
     return (done[-1] - ts[0][0]).total_seconds()
 
 
-def counters(log: str) -> dict[str, dict[str, int]]:
-    """The job client's final counters (the last "Counters: N" block of the mapreduce.Job logger)."""
+def counters(log: str, block: int = -1) -> dict[str, dict[str, int]]:
+    """The job client's counters: the last "Counters: N" block of the mapreduce.Job logger, or the
+    `block`-th one (a program that runs several jobs, such as Grep, prints one block per job)."""
     lines = log.splitlines()
     starts = [i for i, line in enumerate(lines) if COUNTERS_START.search(line)]
     if not starts:
         return {}
     groups: dict[str, dict[str, int]] = {}
     group = None
-    for line in lines[starts[-1] + 1:]:
+    for line in lines[starts[block] + 1:]:
         if line.startswith("\t\t") and group is not None and "=" in line:
             name, _, value = line.strip().rpartition("=")
             try:

@@ -130,6 +130,7 @@ final class TextGen {
     r.put("lines", lines);
     r.put("planted", planted);
     r.put("plant", new String(plant, StandardCharsets.UTF_8));
+    r.put("generator", "tierbench");
     r.put("tasks", tasks);
     return r;
   }
