@@ -69,3 +69,15 @@ def run_job(spark):
         return json.loads(spark._jvm.tierbench.jobs.Jobs.run(spark._jsc, job, json.dumps(params)))
 
     return run
+
+
+def hdfs_service(tmp_path_factory, name: str, datanodes: int):
+    """A real HDFS from `tierbench services up hdfs` for a test module: yields (dir, uri, `up` output); stops it after."""
+    import json
+
+    d = tmp_path_factory.mktemp(name)
+    up = tierbench("services", "up", "hdfs", "--dir", d / "svc", "--datanodes", str(datanodes), timeout=300)
+    assert up.returncode == 0, up.stderr[-3000:]
+    yield d, json.loads((d / "svc" / "service.json").read_text())["uri"], up
+    down = tierbench("services", "down", "hdfs", "--dir", d / "svc", timeout=120)
+    assert down.returncode == 0 and "stopped" in down.stdout

@@ -16,15 +16,9 @@ def fs_shell(*args) -> subprocess.CompletedProcess:
 
 @pytest.fixture(scope="module")
 def hdfs(tmp_path_factory):
-    from conftest import tierbench
+    from conftest import hdfs_service
 
-    d = tmp_path_factory.mktemp("hdfs")
-    up = tierbench("services", "up", "hdfs", "--dir", d / "svc", "--datanodes", "2", timeout=300)
-    assert up.returncode == 0, up.stderr[-3000:]
-    uri = json.loads((d / "svc" / "service.json").read_text())["uri"]
-    yield d, uri, up
-    down = tierbench("services", "down", "hdfs", "--dir", d / "svc", timeout=120)
-    assert down.returncode == 0 and "stopped" in down.stdout
+    yield from hdfs_service(tmp_path_factory, "hdfs", 2)
 
 
 def test_hdfs_service_is_up_with_two_datanodes(hdfs, tb):

@@ -60,13 +60,10 @@ verify = true
 
 @pytest.fixture(scope="module")
 def hdfs_uri(tmp_path_factory):
-    from conftest import tierbench
+    from conftest import hdfs_service
 
-    d = tmp_path_factory.mktemp("hdfs-more")
-    up = tierbench("services", "up", "hdfs", "--dir", d / "svc", "--datanodes", "1", timeout=300)
-    assert up.returncode == 0, up.stderr[-3000:]
-    yield json.loads((d / "svc" / "service.json").read_text())["uri"]
-    tierbench("services", "down", "hdfs", "--dir", d / "svc", timeout=120)
+    for _, uri, _ in hdfs_service(tmp_path_factory, "hdfs-more", 1):
+        yield uri
 
 
 @pytest.fixture(scope="module")

@@ -32,12 +32,8 @@ final class DataIO {
     final DataSet out = new DataSet(Jobs.strings(p.get("output")));
     final SerializableWritable<Configuration> conf = new SerializableWritable<>(jsc.hadoopConfiguration());
     out.prepareEmpty(conf.value());
-    List<Integer> ids = new ArrayList<>();
-    for (int i = 0; i < files; i++) {
-      ids.add(i);
-    }
     jsc.setJobDescription("datawrite: " + bytes + " bytes in " + files + " files");
-    List<long[]> perTask = jsc.parallelize(ids, files).map(i -> {
+    List<long[]> perTask = jsc.parallelize(Jobs.taskIds(files), files).map(i -> {
       long size = TeraGen.firstRow(bytes, files, i + 1) - TeraGen.firstRow(bytes, files, i);
       SplittableRandom rnd = new SplittableRandom(i);
       CRC32 crc = new CRC32();
@@ -74,29 +70,16 @@ final class DataIO {
     return r;
   }
 
-  /** A byte range of one file. */
-  static final class Range implements java.io.Serializable {
-    final String path;
-    final long offset;
-    final long length;
-
-    Range(String path, long offset, long length) {
-      this.path = path;
-      this.offset = offset;
-      this.length = length;
-    }
-  }
-
   static ObjectNode read(JavaSparkContext jsc, JsonNode p) throws Exception {
     final DataSet in = new DataSet(Jobs.strings(p.get("input")));
     final long splitBytes = Math.max(1, p.path("split_bytes").asLong(128L << 20));
     final SerializableWritable<Configuration> conf = new SerializableWritable<>(jsc.hadoopConfiguration());
-    List<Range> ranges = new ArrayList<>();
+    List<TeraSort.Split> ranges = new ArrayList<>();
     long listed = 0;
     for (DataSet.Part part : in.parts(conf.value())) {
       listed += part.size;
       for (long off = 0; off < part.size; off += splitBytes) {
-        ranges.add(new Range(part.path, off, Math.min(splitBytes, part.size - off)));
+        ranges.add(new TeraSort.Split(part.path, off, Math.min(splitBytes, part.size - off)));
       }
     }
     if (ranges.isEmpty()) {

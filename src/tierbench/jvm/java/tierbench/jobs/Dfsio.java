@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.InputStream;
 import java.io.OutputStream;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import org.apache.hadoop.conf.Configuration;
@@ -33,12 +32,8 @@ final class Dfsio {
     if (write) {
       files.prepareEmpty(conf.value());
     }
-    List<Integer> ids = new ArrayList<>();
-    for (int i = 0; i < n; i++) {
-      ids.add(i);
-    }
     jsc.setJobDescription("dfsio-" + (write ? "write" : "read") + ": " + n + " files");
-    List<long[]> perTask = jsc.parallelize(ids, n).map(i -> {
+    List<long[]> perTask = jsc.parallelize(Jobs.taskIds(n), n).map(i -> {
       Path path = files.partPath(i);
       FileSystem fs = path.getFileSystem(conf.value());
       byte[] buffer = new byte[bufferBytes];

@@ -82,6 +82,15 @@ public final class Jobs {
     return result;
   }
 
+  /** 0..n-1: the ids of n generating tasks, one Spark partition each. */
+  static java.util.List<Integer> taskIds(int n) {
+    java.util.List<Integer> ids = new java.util.ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      ids.add(i);
+    }
+    return ids;
+  }
+
   static String[] strings(JsonNode array) {
     String[] out = new String[array.size()];
     for (int i = 0; i < out.length; i++) {

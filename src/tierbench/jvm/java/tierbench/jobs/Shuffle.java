@@ -2,7 +2,6 @@ package tierbench.jobs;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
 import java.util.NoSuchElementException;
@@ -26,12 +25,8 @@ final class Shuffle {
     final int maps = p.get("maps").asInt();
     final int reducers = p.get("reducers").asInt();
     final int recordBytes = p.path("record_bytes").asInt(1 << 20);
-    List<Integer> ids = new ArrayList<>();
-    for (int m = 0; m < maps; m++) {
-      ids.add(m);
-    }
     jsc.setJobDescription("shuffle: " + bytes + " bytes from " + maps + " maps to " + reducers + " reducers");
-    List<long[]> got = jsc.parallelize(ids, maps).flatMapToPair(m -> {
+    List<long[]> got = jsc.parallelize(Jobs.taskIds(maps), maps).flatMapToPair(m -> {
       long mine = TeraGen.firstRow(bytes, maps, m + 1) - TeraGen.firstRow(bytes, maps, m);
       SplittableRandom rnd = new SplittableRandom(m);
       // records generated lazily: a map's output never sits in memory whole

@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.BufferedOutputStream;
 import java.io.OutputStream;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.zip.CRC32;
 import org.apache.hadoop.conf.Configuration;
@@ -33,12 +32,8 @@ final class TeraGen {
     final SerializableWritable<Configuration> conf = new SerializableWritable<>(jsc.hadoopConfiguration());
     out.prepareEmpty(conf.value());
 
-    List<Integer> ids = new ArrayList<>();
-    for (int t = 0; t < tasks; t++) {
-      ids.add(t);
-    }
     jsc.setJobDescription("teragen: generate " + rows + " rows");
-    List<long[]> perTask = jsc.parallelize(ids, tasks).map(t -> {
+    List<long[]> perTask = jsc.parallelize(Jobs.taskIds(tasks), tasks).map(t -> {
       long start = firstRow(rows, tasks, t);
       long end = firstRow(rows, tasks, t + 1);
       long t0 = System.nanoTime();

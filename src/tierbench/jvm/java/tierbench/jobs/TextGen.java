@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.SplittableRandom;
@@ -67,12 +66,8 @@ final class TextGen {
     TextIO.codec(conf.value(), codec); // an unknown codec fails here, before any task starts
     out.prepareEmpty(conf.value());
 
-    List<Integer> ids = new ArrayList<>();
-    for (int t = 0; t < tasks; t++) {
-      ids.add(t);
-    }
     jsc.setJobDescription("textgen: " + bytes + " bytes of text in " + tasks + " files");
-    List<long[]> perTask = jsc.parallelize(ids, tasks).map(t -> {
+    List<long[]> perTask = jsc.parallelize(Jobs.taskIds(tasks), tasks).map(t -> {
       long share = TeraGen.firstRow(bytes, tasks, t + 1) - TeraGen.firstRow(bytes, tasks, t);
       byte[][] words = vocabulary(vocab, seed);
       double[] cdf = zipfCdf(vocab, zipf);
