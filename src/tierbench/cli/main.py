@@ -93,8 +93,8 @@ def _parser() -> argparse.ArgumentParser:
     sv.add_argument("action", choices=("up", "down", "status"))
     sv.add_argument("service", choices=("yarn", "spark", "hdfs", "s3"))
     sv.add_argument("--datanodes", type=int, default=2, help="hdfs: number of DataNodes (default: 2)")
-    sv.add_argument("--port", type=int, help="hdfs: the NameNode's RPC port, so that specs can name a fixed URI such as "
-                    "hdfs://127.0.0.1:8020 (default: a free port)")
+    sv.add_argument("--port", type=int, help="hdfs: the NameNode's RPC port; s3: radosgw's port; so that specs can name a fixed "
+                    "address such as hdfs://127.0.0.1:8020 or http://127.0.0.1:7480 (default: a free port)")
     sv.add_argument("--datanode-dirs", type=int, default=1, help="hdfs: data dirs per DataNode (default: 1)")
     sv.add_argument("--data-dir", action="append", help="hdfs: where DataNodes keep their blocks (repeat for several "
                     "devices; DataNode i uses the i-th, round-robin; default: inside the service's directory)")
@@ -220,14 +220,16 @@ def _cmd_services(args) -> int:
     home = Path(args.dir) if args.dir else default_dir(args.service)
     if args.workers < 1:
         raise UserError(f"--workers: at least 1, got {args.workers}")
+    if args.port is not None and (args.service not in ("hdfs", "s3") or not 1 <= args.port <= 65535):
+        raise UserError(f"--port: a port 1-65535 for hdfs or s3, got {args.port} for {args.service}")
     if args.service == "spark":
         svc = services()["spark"](home, workers=args.workers)
     elif args.service == "hdfs":
         if args.datanodes < 1 or args.datanode_dirs < 1:
             raise UserError("--datanodes and --datanode-dirs: at least 1")
-        if args.port is not None and not 1 <= args.port <= 65535:
-            raise UserError(f"--port: expected 1-65535, got {args.port}")
         svc = services()["hdfs"](home, args.datanodes, args.datanode_dirs, args.data_dir, args.port)
+    elif args.service == "s3":
+        svc = services()["s3"](home, port=args.port)
     else:
         svc = services()[args.service](home)
     if args.action == "up" and args.service == "s3":

@@ -25,7 +25,7 @@ import uuid
 from pathlib import Path
 
 from ..errors import UserError
-from .base import Daemon, free_port
+from .base import Daemon, free_port, port_free
 
 READY_TIMEOUT_S = 180
 PACKAGES = ("ceph-mon", "ceph-osd", "ceph-mgr", "radosgw", "ceph-common")
@@ -73,8 +73,9 @@ def sigv4_request(method: str, url: str, access_key: str, secret_key: str, regio
 class CephS3:
     name = "s3"
 
-    def __init__(self, home: Path, bucket: str = "tierbench"):
+    def __init__(self, home: Path, bucket: str = "tierbench", port: int | None = None):
         self.home = Path(home)
+        self.port = port  # radosgw's port (default: a free one, chosen when the service is first created)
         self.bucket = bucket
         self.conf = self.home / "ceph.conf"
         self.mon = Daemon(self.home, "mon")
@@ -157,11 +158,16 @@ auth client required = none
         ensure_ceph(on_phase)
         state = self._state()
         fresh = not state
+        if not fresh and self.port and state["ports"]["rgw"] != self.port:
+            raise UserError(f"the S3 service in {self.home} was created with port {state['ports']['rgw']}; leave --port out, "
+                            f"or give another --dir for a service on port {self.port}")
+        if fresh and self.port and not port_free(self.port):
+            raise UserError(f"--port {self.port}: 127.0.0.1:{self.port} is in use; choose another port or leave --port out")
         if fresh:
             if self.home.exists() and any(self.home.iterdir()):
                 raise UserError(f"{self.home} is not empty and holds no tierbench S3 service; choose another --dir")
             state = {"fsid": str(uuid.uuid4()), "osd_uuid": str(uuid.uuid4()),
-                     "ports": {"mon": free_port(), "rgw": free_port()}}
+                     "ports": {"mon": free_port(), "rgw": self.port or free_port()}}
             for d in ("run", "logs", "mon/a", "mgr/x", "osd/0", "rgw"):
                 (self.home / d).mkdir(parents=True, exist_ok=True)
             self._write_conf(state["fsid"], state["ports"])
