@@ -161,7 +161,8 @@ def _cmd_workloads() -> int:
         print(f"{w.name}  ({w.title}; engines: {', '.join(w.engines)}{'; ' if flow else ''}{', '.join(flow)})")
         print(f"    {w.doc}")
         for p in w.params:
-            default = "none" if p.default is None else (format_size(p.default) if p.kind == "size" else p.default)
+            default = "none" if p.default is None else (format_size(p.default) if p.kind == "size" else
+                                                        str(p.default).lower() if p.kind == "bool" else repr(p.default) if p.kind == "text" else p.default)
             print(f"    {p.name:<12} {p.kind:<6} default {default}: {p.doc}")
         print(f"    metrics: {', '.join(f'{m} [{METRICS[m].unit}]' for m in w.metrics)}")
         print()

@@ -210,7 +210,8 @@ WORKLOADS: dict[str, Workload] = {
             "wordcount",
             "WordCount",
             "Counts the words of textgen's text with a map-side combiner and writes word<TAB>count lines. "
-            "Fails the run when the counts do not total the words generated.",
+            "Fails the run when the counts do not total the words tierbench's textgen wrote (Hadoop's "
+            "RandomTextWriter does not count them). Hadoop engine: Hadoop's WordCount example.",
             (_SPLIT, Param("partitions", "count", 0, "reduce tasks = output files (0: one per input split)"), _OUTPUT_CODEC),
             consumes="text",
             producer="textgen",
@@ -222,8 +223,9 @@ WORKLOADS: dict[str, Workload] = {
             "grep",
             "Grep",
             "Scans textgen's text for a literal string, a pure read; reports bytes scanned and matches. "
-            "The generated text has only a-z and spaces, so a pattern with any other character must find 0, "
-            "and textgen's plant must be found exactly as often as it was planted.",
+            "tierbench's text has only a-z and spaces, so a pattern with any other character must find 0, "
+            "and textgen's plant must be found exactly as often as it was planted. Hadoop engine: Hadoop's Grep "
+            "example (two jobs: search and sort; the pattern is quoted as a literal).",
             (Param("pattern", "text", "tierbench-absent", "the literal string to look for"), _SPLIT),
             consumes="text",
             producer="textgen",
