@@ -85,7 +85,7 @@ def _query_rows(runs) -> list[list[str]]:
                 groups.setdefault((r["variant"], r["label"], q["name"]), []).append((q, r["details"].get("verification")))
     rows = []
     for (variant, label, name), qs in groups.items():
-        checks = [v.get(name, "not run") if v else "not run" for _, v in qs]
+        checks = [v.get(name, "not checked") if v else "not checked (verify = false)" for _, v in qs]
         checked = "same answer" if all(c is None for c in checks) else "; ".join(sorted({str(c) for c in checks if c}))
         rows.append([variant, label, name, _fmt(statistics.median(q["s"] for q, _ in qs)), str(qs[0][0]["rows"]), checked])
     return rows
