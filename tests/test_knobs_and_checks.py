@@ -106,3 +106,22 @@ def test_sql_results_compare_as_multisets_with_a_tolerance():
     assert same_rows([["a"]], []) == "1 rows against 0"
     job = {"queries": [{"name": "q01", "ms": 5, "rows": 1, "data": [[1.0]]}], "verification": {"q01": "row 0: 1 against 2"}}
     assert "differ from DuckDB's: q01: row 0" in measure("sql", job, 1.0).failure
+
+
+def test_a_large_study_lists_significant_findings_and_counts_the_rest():
+    """Many variants x workloads (a sweep makes them quickly): the findings stay readable."""
+    from tierbench.analysis.stats import analyse
+    from tierbench.report.build import _headline, _warnings
+
+    configs, workloads = [f"c{i}" for i in range(5)], [f"w{j}" for j in range(4)]
+    recs = []
+    for i, c in enumerate(configs):
+        for w in workloads:
+            for k, wall in enumerate((10.0, 13.0, 7.0) if i < 4 else (30.0, 30.5, 29.5)):  # c4 is clearly slower
+                recs.append({"status": "ok", "variant": c, "config": c, "label": w, "wall_s": wall, "metrics": {}})
+    an = analyse(recs, "c0", configs, workloads)
+    lines = _headline(an)
+    assert [l.split(":")[0] for l in lines[:4]] == [f"c4 on w{j}" for j in range(4)]  # the significant ones, each
+    assert lines[4].startswith("12 other differences from c0 are not significant") and len(lines) == 5
+    warned = [w.text for w in _warnings(an)]
+    assert len(warned) == 1 and "unstable: runtime spread (std dev) above 10% of the mean in 16 of 20" in warned[0]

@@ -8,7 +8,7 @@ from pathlib import Path
 from .. import __version__
 from ..analysis.cost import cost_summary, study_costs
 from ..analysis.observation import observe
-from ..analysis.stats import analyse, variant_of, Analysis
+from ..analysis.stats import analyse, variant_of, Analysis, Warning_
 from ..runner import latest_ok
 from ..store import ResultsDir
 from ..units import format_size
@@ -207,11 +207,31 @@ def _where(w) -> str:
     return "" if w.config == "all" else f"{w.config} / {w.workload}: "
 
 
+MAX_FINDINGS = 12  # past this many comparisons, the ones that are not significant are counted, not listed
+MAX_UNSTABLE = 6
+
+
 def _headline(an: Analysis) -> list[str]:
-    lines = []
-    for c in an.comparisons:
-        lines.append(f"{c.config} on {c.workload}: {c.verdict}")
-    return lines
+    """Significant differences first; in a large study the rest is one line (the summary table has each)."""
+    sig = [f"{c.config} on {c.workload}: {c.verdict}" for c in an.comparisons if not c.verdict.startswith("not significant")]
+    rest = [f"{c.config} on {c.workload}: {c.verdict}" for c in an.comparisons if c.verdict.startswith("not significant")]
+    if len(sig) + len(rest) <= MAX_FINDINGS:
+        return sig + rest
+    return sig + [f"{len(rest)} {'other ' if sig else ''}differences from {an.baseline} are not significant (Welch p >= 0.05): "
+                  "the summary table has each, with its confidence interval"]
+
+
+def _warnings(an: Analysis) -> list:
+    """The analysis' warnings; many 'unstable' ones become one line naming the worst."""
+    unstable = [w for w in an.warnings if w.text.startswith("unstable")]
+    if len(unstable) <= MAX_UNSTABLE:
+        return an.warnings
+    cvs = {(s.config, s.workload): s.cv for s in an.runtime.values()}
+    worst = max(unstable, key=lambda w: cvs.get((w.config, w.workload), 0))
+    line = Warning_("all", "all", f"unstable: runtime spread (std dev) above 10% of the mean in {len(unstable)} of "
+                    f"{len(an.runtime)} (configuration, workload) pairs, the most {cvs.get((worst.config, worst.workload), 0):.0%} "
+                    f"({worst.config} / {worst.workload}); add repeats, make the jobs larger, or check for other load on the machine")
+    return [w for w in an.warnings if w not in unstable] + [line]
 
 
 def _storage_rows(spec) -> list[list[str]]:
@@ -306,7 +326,7 @@ def _html(study, an: Analysis, runs, figures, cost, costs, obs, profiled, timeli
     parts.append("<h2>Findings</h2><ul class='headline'>")
     parts += [f"<li>{e(x)}</li>" for x in _headline(an)] or ["<li>Only one configuration: nothing to compare.</li>"]
     parts.append("</ul>")
-    for w in an.warnings:
+    for w in _warnings(an):
         parts.append(f"<div class='warn'>⚠ {e(_where(w))}{e(w.text)}</div>")
     for r in an.failed:
         parts.append(f"<div class='fail'>✗ {e(r['run_key'])} failed: {e(r.get('error') or '')}</div>")
@@ -384,7 +404,7 @@ def _markdown(study, an: Analysis, runs, cost, costs, obs, profiled) -> str:
     out += [f"- {x}" for x in _headline(an)] or ["- Only one configuration: nothing to compare."]
     if an.warnings or an.failed or any(o and o.cache_note for o in obs.values()):
         out += ["", "## Warnings", ""]
-        out += [f"- ⚠ {_where(w)}{w.text}" for w in an.warnings]
+        out += [f"- ⚠ {_where(w)}{w.text}" for w in _warnings(an)]
         out += [f"- ✗ {r['run_key']} failed: {r.get('error')}" for r in an.failed]
     out += [f"- ⚠ {k}: {o.cache_note}" for k, o in obs.items() if o and o.cache_note]
     out += ["", "## Summary", "", _table_md(SUMMARY_HEAD, _summary_rows(an)), ""]
