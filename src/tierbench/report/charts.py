@@ -11,6 +11,28 @@ import matplotlib.pyplot as plt  # noqa: E402
 from ..analysis.stats import Analysis  # noqa: E402
 
 PALETTE = ["#4C72B0", "#DD8452", "#55A868", "#C44E52", "#8172B3", "#937860", "#DA8BC3", "#8C8C8C"]
+MAX_WIDTH_IN = 13  # a figure never grows wider than the page
+MANY = 5  # past this many bars per group: colours from a legend, not labels under each bar
+
+
+def color(j: int, n: int) -> str:
+    """Distinct colours for up to 20 series (the palette for 8, matplotlib's tab20 beyond)."""
+    if n <= len(PALETTE):
+        return PALETTE[j % len(PALETTE)]
+    return matplotlib.colors.to_hex(matplotlib.colormaps["tab20"](j % 20))
+
+
+def _grouped_bars(n_groups: int, n_series: int):
+    """A figure for grouped bars whose width stays within the page, and the bar width."""
+    fig, ax = plt.subplots(figsize=(min(MAX_WIDTH_IN, max(5, 1.4 * n_groups * n_series / 2 + 2)), 3.4 + 0.25 * (n_series > MANY) * ((n_series + 2) // 3)))
+    return fig, ax, 0.8 / n_series
+
+
+def _legend(fig, ax, n: int) -> None:
+    if n > MANY:  # below the plot, in columns, so that it covers no bar
+        ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=3, frameon=False)
+    else:
+        ax.legend(fontsize=8)
 
 
 def _svg(fig) -> str:
@@ -22,35 +44,41 @@ def _svg(fig) -> str:
 
 
 def per_workload_bars(an: Analysis, which: str, runs_by_key: dict, title: str, ylabel: str) -> str | None:
-    """One panel per workload: median per configuration, 95% CI whiskers, every run as a dot."""
+    """One panel per workload: median per configuration, 95% CI whiskers, every run as a dot. With many
+    configurations the bars are named by one legend for the figure instead of under every panel."""
     table = an.runtime if which == "runtime" else an.throughput
     workloads = [w for w in an.workloads if any((c, w) in table for c in an.configs)]
     if not workloads:
         return None
+    n = len(an.configs)
     cols = min(len(workloads), 3)
     rows = (len(workloads) + cols - 1) // cols
-    fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.2 * rows), squeeze=False)
+    fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.2 * rows + (0.3 * ((n + 2) // 3) if n > MANY else 0)), squeeze=False)
     for i, wl in enumerate(workloads):
         ax = axes[i // cols][i % cols]
         for j, config in enumerate(an.configs):
             s = table.get((config, wl))
             if s is None:
                 continue
-            color = PALETTE[j % len(PALETTE)]
-            ax.bar(j, s.median, color=color, alpha=0.85, label=config)
+            ax.bar(j, s.median, color=color(j, n), alpha=0.85, label=config)
             if s.ci95:
                 lo, hi = s.ci95
                 ax.errorbar(j, s.mean, yerr=[[max(s.mean - max(lo, 0), 0)], [max(hi - s.mean, 0)]], fmt="none", ecolor="black", capsize=4, lw=1)
             ax.scatter([j] * len(runs_by_key[(which, config, wl)]), runs_by_key[(which, config, wl)], color="black", s=10, zorder=3)
         ax.set_title(wl, fontsize=10)
-        ax.set_xticks(range(len(an.configs)))
-        ax.set_xticklabels(an.configs, rotation=20, fontsize=8)
+        ax.set_xticks(range(n))
+        ax.set_xticklabels(an.configs if n <= MANY else [str(j + 1) for j in range(n)], rotation=20 if n <= MANY else 0, fontsize=8)
         ax.set_ylabel(ylabel, fontsize=8)
         ax.grid(axis="y", alpha=0.3)
     for k in range(len(workloads), rows * cols):
         axes[k // cols][k % cols].axis("off")
     fig.suptitle(title, fontsize=11)
-    fig.tight_layout()
+    if n > MANY:
+        handles = [matplotlib.patches.Patch(color=color(j, n), label=f"{j + 1}: {c}") for j, c in enumerate(an.configs)]
+        fig.legend(handles=handles, loc="lower center", ncol=3, fontsize=8, frameon=False)
+        fig.tight_layout(rect=(0, 0.3 * ((n + 2) // 3) / (3.2 * rows + 0.3 * ((n + 2) // 3)), 1, 1))
+    else:
+        fig.tight_layout()
     return _svg(fig)
 
 
@@ -59,8 +87,7 @@ def normalised_runtime(an: Analysis) -> str | None:
     workloads = [w for w in an.workloads if (an.baseline, w) in an.runtime]
     if not workloads or len(an.configs) < 2:
         return None
-    fig, ax = plt.subplots(figsize=(max(5, 1.4 * len(workloads) * len(an.configs) / 2 + 2), 3.4))
-    width = 0.8 / len(an.configs)
+    fig, ax, width = _grouped_bars(len(workloads), len(an.configs))
     for j, config in enumerate(an.configs):
         xs, ys = [], []
         for i, wl in enumerate(workloads):
@@ -68,14 +95,15 @@ def normalised_runtime(an: Analysis) -> str | None:
             if s is not None and b.median > 0:
                 xs.append(i + (j - (len(an.configs) - 1) / 2) * width)
                 ys.append(s.median / b.median)
-        bars = ax.bar(xs, ys, width=width, color=PALETTE[j % len(PALETTE)], label=config)
-        ax.bar_label(bars, fmt="%.2f", fontsize=7)
+        bars = ax.bar(xs, ys, width=width, color=color(j, len(an.configs)), label=config)
+        if len(an.configs) <= MANY:
+            ax.bar_label(bars, fmt="%.2f", fontsize=7)
     ax.axhline(1.0, color="black", lw=0.8, ls="--")
     ax.set_xticks(range(len(workloads)))
     ax.set_xticklabels(workloads, fontsize=9)
     ax.set_ylabel(f"runtime / {an.baseline} (x)")
     ax.set_title(f"Normalised runtime (median, baseline {an.baseline} = 1.00; lower is faster)", fontsize=10)
-    ax.legend(fontsize=8)
+    _legend(fig, ax, len(an.configs))
     ax.grid(axis="y", alpha=0.3)
     fig.tight_layout()
     return _svg(fig)
@@ -88,22 +116,22 @@ def cost_per_job(costs) -> str | None:
     workloads = list(dict.fromkeys(c.workload for c in costs))
     configs = list(dict.fromkeys(c.config for c in costs))
     by = {(c.config, c.workload): c for c in costs}
-    fig, ax = plt.subplots(figsize=(max(5, 1.4 * len(workloads) * len(configs) / 2 + 2), 3.4))
-    width = 0.8 / len(configs)
+    fig, ax, width = _grouped_bars(len(workloads), len(configs))
     for j, config in enumerate(configs):
         xs, ys = [], []
         for i, wl in enumerate(workloads):
             if (config, wl) in by:
                 xs.append(i + (j - (len(configs) - 1) / 2) * width)
                 ys.append(by[(config, wl)].usd_per_job_total)
-        bars = ax.bar(xs, ys, width=width, color=PALETTE[j % len(PALETTE)], label=config)
-        ax.bar_label(bars, fmt="%.2g", fontsize=7)
+        bars = ax.bar(xs, ys, width=width, color=color(j, len(configs)), label=config)
+        if len(configs) <= MANY:
+            ax.bar_label(bars, fmt="%.2g", fontsize=7)
     ax.set_xticks(range(len(workloads)))
     ax.set_xticklabels(workloads, fontsize=9)
     ax.set_ylabel("USD per job")
     years = costs[0].base.years
     ax.set_title(f"Cost per job over {years:g} years (hardware + power + drive replacements; lower is better)", fontsize=10)
-    ax.legend(fontsize=8)
+    _legend(fig, ax, len(configs))
     ax.grid(axis="y", alpha=0.3)
     fig.tight_layout()
     return _svg(fig)
@@ -189,7 +217,7 @@ def sweep_lines(sweep: dict, runs: list[dict]) -> str | None:
         ax = axes[k // cols][k % cols]
         for j, (line, ys) in enumerate(series[panel].items()):
             pts = [(i, y) for i, y in enumerate(ys) if y is not None]
-            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", color=PALETTE[j % len(PALETTE)], label=line)
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", color=color(j, len(series[panel])), label=line)
         ax.set_title(panel, fontsize=10)
         ax.set_xticks(range(len(values)))
         ax.set_xticklabels(values, fontsize=8)
