@@ -163,6 +163,6 @@ verify = true
     s3 = lambda label: recs[("s3", label)]
     assert s3("wordcount")["metrics"]["words"] == s3("textgen")["metrics"]["words"] > 0
     assert s3("grep")["metrics"]["matches"] == s3("textgen")["details"]["planted"] > 0
-    assert s3("copy")["details"]["checked_files"] == 3 and s3("copy")["metrics"]["data_mb"] == 3
+    assert s3("copy")["details"]["checked"] == "3 files: size and CRC-32" and s3("copy")["metrics"]["data_mb"] == 3
     assert s3("sql")["details"]["verification"] == {"q01": None, "q06": None}
     assert creds["secret_key"] not in out.stdout + out.stderr

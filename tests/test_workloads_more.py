@@ -167,7 +167,7 @@ def test_copies_have_the_originals_sizes_and_checksums(study):
         for f in copies:
             data = f.read_bytes()
             assert len(data) == written["file_bytes"][f.name] and zlib.crc32(data) == written["file_crc32"][f.name]
-        assert by[(v, "copy")]["metrics"]["copy_tasks"] == 3 and by[(v, "copy")]["details"]["checked_files"] == 4
+        assert by[(v, "copy")]["metrics"]["copy_tasks"] == 3 and by[(v, "copy")]["details"]["checked"] == "4 files: size and CRC-32"
 
 
 def test_sql_answers_agree_with_duckdb_on_local_and_hdfs(study):
@@ -251,6 +251,13 @@ partitions = 2
 [[workloads]]
 name = "grep"
 pattern = "ungreat"
+[[workloads]]
+name = "datawrite"
+size = "3MB"
+[[workloads]]
+name = "copy"
+tasks = 2
+to = "local"
 """)
     out = tb("run", spec, "--out", tmp_path / "res", timeout=600)
     assert out.returncode == 0, out.stderr[-3000:]
@@ -270,3 +277,11 @@ pattern = "ungreat"
     assert recs[("local", "grep")]["metrics"]["matches"] == text.count("ungreat") > 0
     assert recs[("hdfs", "grep")]["metrics"]["matches"] > 0 and recs[("hdfs", "wordcount")]["metrics"]["distinct_words"] > 500
     assert "Hadoop" in recs[("local", "wordcount")]["engine_version"].title()
+    # RandomWriter + DistCp: the copies (both land on local disk) are read back here
+    for v in ("local", "hdfs"):
+        copies = sorted((tmp_path / "disk").glob(f"tierbench/hadoop-text/{v}/r1/copy-copy/part-m-*"))
+        assert copies and sum(f.stat().st_size for f in copies) == recs[(v, "datawrite")]["details"]["bytes"] >= 3 << 20
+        assert recs[(v, "copy")]["details"]["checked"] == ("1 files: size and CRC-32" if v == "local" else "total bytes")
+    written = recs[("local", "datawrite")]["details"]
+    for f in (tmp_path / "disk").glob("tierbench/hadoop-text/local/r1/copy-copy/part-m-*"):
+        assert zlib.crc32(f.read_bytes()) == written["file_crc32"][f.name]

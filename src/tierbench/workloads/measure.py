@@ -162,18 +162,27 @@ def _dataread(job, wall_s, produced):
 
 
 def _copy(job, wall_s, produced):
+    """Per file (size and CRC-32) where both sides were listed; else the total bytes against what was written
+    (Hadoop's DistCp on a remote store: it compares lengths, and checksums where both stores have them, itself)."""
     m = {**_rate(job["bytes_copied"] / MB, wall_s), "files": job["files"], "copy_tasks": job["tasks"]}
     problems = []
-    for name, size in (produced.get("file_bytes") or {}).items():
-        if name not in job["file_bytes"]:
-            problems.append(f"{name} was not copied")
-        elif job["file_bytes"][name] != size:
-            problems.append(f"{name}: {job['file_bytes'][name]} bytes in the copy, {size} in the original")
-        elif job["file_crc32"][name] != produced["file_crc32"][name]:
-            problems.append(f"{name}: CRC-32 {job['file_crc32'][name]} in the copy, {produced['file_crc32'][name]} in the original")
-    failure = f"Copy: {len(problems)} file(s) differ: " + "; ".join(problems[:3]) if problems else None
-    return Measurement(m, {"file_crc32": job["file_crc32"], "file_bytes": job["file_bytes"],
-                           "checked_files": len(produced.get("file_bytes") or {})}, failure)
+    originals, copies = produced.get("file_bytes") or {}, job.get("file_bytes")
+    if originals and copies is not None:
+        for name, size in originals.items():
+            if name not in copies:
+                problems.append(f"{name} was not copied")
+            elif copies[name] != size:
+                problems.append(f"{name}: {copies[name]} bytes in the copy, {size} in the original")
+            elif job["file_crc32"][name] != produced["file_crc32"][name]:
+                problems.append(f"{name}: CRC-32 {job['file_crc32'][name]} in the copy, {produced['file_crc32'][name]} in the original")
+        checked = f"{len(originals)} files: size and CRC-32"
+    else:
+        total = sum(copies.values()) if copies is not None else job["bytes_copied"]
+        if produced.get("bytes") is not None and total != produced["bytes"]:
+            problems.append(f"{total} bytes in the copy, {produced['bytes']} written")
+        checked = "total bytes" if produced.get("bytes") is not None else "nothing to compare with"
+    failure = f"Copy: {len(problems)} difference(s): " + "; ".join(problems[:3]) if problems else None
+    return Measurement(m, {"file_crc32": job.get("file_crc32"), "file_bytes": copies, "checked": checked}, failure)
 
 
 def _sqlgen(job, wall_s, _):

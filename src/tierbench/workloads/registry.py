@@ -251,12 +251,12 @@ WORKLOADS: dict[str, Workload] = {
             "datawrite",
             "Data Write",
             "Writes a data set of random (incompressible) bytes with no input, one task per file "
-            "(HDFS Data Write); records each file's CRC-32 for dataread and copy.",
+            "(HDFS Data Write); records each file's CRC-32 for dataread and copy. Hadoop engine: Hadoop's "
+            "RandomWriter example (random-size records in SequenceFiles).",
             (Param("size", "size", 256 * MB, "bytes to write"),
              Param("files", "count", 0, "files = writing tasks (0: one per 64 MB, at least 2)")),
             produces="data",
             metrics=("data_mb", "throughput_mb_s", "files"),
-            engines=("spark",),
         ),
         Workload(
             "dataread",
@@ -275,14 +275,14 @@ WORKLOADS: dict[str, Workload] = {
             "Copy",
             "DistCp-style parallel copy of datawrite's data set, whole files dealt to `tasks` copy tasks, "
             "to the same storage or to the configuration named in `to`. Every copied file's size and CRC-32 "
-            "must equal the original's, or the run fails.",
+            "must equal the original's, or the run fails. Hadoop engine: DistCp (-m tasks), checked the same "
+            "way where the copy is on local disks, by bytes copied (and DistCp's own checksums) elsewhere.",
             (Param("tasks", "count", 4, "copy tasks (DistCp's -m; the NFS study went from 21 to 200)", 1),
              Param("to", "text", "", "the storage configuration to copy to (default: the one under test)")),
             consumes="data",
             producer="datawrite",
             metrics=("data_mb", "throughput_mb_s", "files", "copy_tasks"),
             verifies=True,
-            engines=("spark",),
         ),
         Workload(
             "sqlgen",

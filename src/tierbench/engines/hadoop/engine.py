@@ -28,6 +28,8 @@ MAIN = {
     "textgen": "org.apache.hadoop.examples.RandomTextWriter",
     "wordcount": "org.apache.hadoop.examples.WordCount",
     "grep": "org.apache.hadoop.examples.Grep",
+    "datawrite": "org.apache.hadoop.examples.RandomWriter",
+    "copy": "org.apache.hadoop.tools.DistCp",
 }
 CODEC_CLASSES = {"gzip": "GzipCodec", "bzip2": "BZip2Codec", "lz4": "Lz4Codec", "snappy": "SnappyCodec", "deflate": "DefaultCodec"}
 
@@ -112,6 +114,14 @@ class HadoopEngine:
             extra.update({"mapreduce.randomtextwriter.totalbytes": p["size"],
                           "mapreduce.randomtextwriter.bytespermap": -(-p["size"] // maps), **_output_codec(p["output_codec"])})
             args = ["-outFormat", "org.apache.hadoop.mapreduce.lib.output.TextOutputFormat", req.outputs[0]]
+        elif w == "datawrite":
+            from ..spark import tasks_for
+
+            maps = tasks_for(p["size"], p["files"]) if self.spec.mode == "yarn" else 1  # local mode: one map
+            extra.update({"mapreduce.randomwriter.totalbytes": p["size"], "mapreduce.randomwriter.bytespermap": -(-p["size"] // maps)})
+            args = [req.outputs[0]]
+        elif w == "copy":
+            args = ["-m", str(p["tasks"]), req.inputs[0], req.outputs[0]]
         elif w == "wordcount":
             extra.update({**_split(p["split_size"]), **_output_codec(p["output_codec"])})
             if p["partitions"]:
@@ -168,6 +178,23 @@ class HadoopEngine:
         pass
 
 
+def _local_files(uri: str) -> dict[str, tuple[int, int]] | None:
+    """Size and CRC-32 of each part file of a local data set (None when it is not local): what tierbench's own
+    datawrite and copy report, so that a copy made by DistCp is checked the same way."""
+    if not uri.startswith("file://"):
+        return None
+    import zlib
+
+    out = {}
+    for f in sorted(Path(uri.removeprefix("file://")).glob("part-*")):
+        crc = 0
+        with open(f, "rb") as fh:
+            while chunk := fh.read(1 << 20):
+                crc = zlib.crc32(chunk, crc)
+        out[f.name] = (f.stat().st_size, crc)
+    return out
+
+
 def _splits(text: str) -> int:
     found = re.findall(r"number of splits:(\d+)", text)
     return int(found[0]) if found else 0
@@ -215,6 +242,21 @@ def _result(workload: str, text: str, req: JobRequest) -> tuple[dict, float | No
         out.update(bytes_generated=rtw["BYTES_WRITTEN"], lines=rtw["RECORDS_WRITTEN"], words=None, planted=0, plant="",
                    bytes_written=counters["Bytes Written"], generator="hadoop RandomTextWriter",
                    tasks=counters.get("Launched map tasks", len(re.findall(r"Task 'attempt_\S+_m_\d+_\d+' done", text)) or 1))
+    elif workload == "datawrite":
+        rw = groups.get("org.apache.hadoop.examples.RandomWriter$Counters", {})
+        files = _local_files(req.outputs[0])
+        # on local disks the counter includes the .crc side files: the files' own sizes are what a copy must match
+        out.update(bytes_written=sum(b for b, _ in files.values()) if files is not None else counters["Bytes Written"],
+                   records=rw.get("RECORDS_WRITTEN"),
+                   files=len(files) if files is not None else counters.get("Launched map tasks", 1),
+                   file_bytes={n: b for n, (b, _) in (files or {}).items()},
+                   file_crc32={n: c for n, (_, c) in (files or {}).items()})
+    elif workload == "copy":
+        files = _local_files(req.outputs[0])
+        out.update(bytes_copied=counters.get("Bytes Copied", 0), files=counters.get("Files Copied", 0),
+                   tasks=counters.get("Launched map tasks", _splits(text) or 1),
+                   file_bytes={n: b for n, (b, _) in files.items()} if files is not None else None,
+                   file_crc32={n: c for n, (_, c) in files.items()} if files is not None else None)
     elif workload == "wordcount":
         out.update(words=counters["Map output records"], distinct_words=counters["Reduce output records"],
                    bytes_read=counters["Bytes Read"], bytes_written=counters["Bytes Written"],
