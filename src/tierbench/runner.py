@@ -175,20 +175,22 @@ class StudyRunner:
 
         bench = producer.params["benchmark"]
         uris = sql.table_uris(bench, inputs)
-        if config.remote:
-            from .storage.remote import HadoopFs
-
-            local = scratch / "verify-tables"
-            local.mkdir(parents=True, exist_ok=True)
-            HadoopFs(config.engine_settings(), s3a=config.data_type == "s3").get(list(uris.values()), local)
-            dirs = {t: local / t for t in uris}
-        else:
-            dirs = {t: Path(u.removeprefix("file://")) for t, u in uris.items()}
+        local = scratch / "verify-tables"
         try:
+            if config.remote:
+                from .storage.remote import HadoopFs
+
+                local.mkdir(parents=True, exist_ok=True)
+                HadoopFs(config.engine_settings(), s3a=config.data_type == "s3").get(list(uris.values()), local)
+                dirs = {t: local / t for t in uris}
+            else:
+                dirs = {t: Path(u.removeprefix("file://")) for t, u in uris.items()}
             return sql.duckdb_check(bench, dirs, result["queries"])
+        except Exception as e:  # the check could not run: the run fails with the reason, and its record is kept
+            return {"check": f"DuckDB could not run the check: {str(e).splitlines()[0][:300]}"}
         finally:
             if config.remote:
-                self.layout.remove(scratch / "verify-tables")
+                self.layout.remove(local)
 
     def _cleanup_group_if_complete(self, planned, done) -> None:
         group = [p for p in self.plan if p.repeat == planned.repeat and p.variant == planned.variant]

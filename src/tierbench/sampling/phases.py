@@ -13,6 +13,14 @@ STAGE_PHASES = {  # workload -> names of its Spark stages, in order
     "teravalidate": ["read + check"],
     "dfsio-write": ["write"],
     "dfsio-read": ["read"],
+    "textgen": ["generate + write"],
+    "wordcount": ["map + combine", "reduce + write"],
+    "grep": ["scan"],
+    "shuffle": ["map (generate)", "reduce (fetch)"],
+    "datawrite": ["write"],
+    "dataread": ["read"],
+    "copy": ["copy"],
+    "sqlgen": ["upload"],
 }
 WRITEBACK = "writeback after the job"
 OUTSIDE = "outside any stage"

@@ -201,7 +201,7 @@ def _sql(job, wall_s, _):
         details["verification"] = job["verification"]
         bad = {k: v for k, v in job["verification"].items() if v}
         if bad:
-            failure = "SQL: Spark's answers differ from DuckDB's: " + "; ".join(f"{k}: {v}" for k, v in list(bad.items())[:3])
+            failure = "SQL: Spark's answers not confirmed by DuckDB: " + "; ".join(f"{k}: {v}" for k, v in list(bad.items())[:3])
     return Measurement(m, details, failure)
 
 
