@@ -14,16 +14,13 @@ Hadoop's local mode as users meet it, not Hadoop on a cluster.
 """
 
 import argparse
-import json
 import os
 import shutil
 import statistics
-import subprocess
 import sys
-import time
 from pathlib import Path
 
-from common import drop_caches, spark_session
+from common import spark_session, timed_hadoop, timed_job
 
 
 def main() -> int:
@@ -33,8 +30,7 @@ def main() -> int:
     ap.add_argument("--dir", default="/tmp/tierbench-bench-text")
     args = ap.parse_args()
 
-    from tierbench.engines.hadoop.logparse import counters, job_seconds
-    from tierbench.engines.hadoop.runtime import classpath, java_bin
+    from tierbench.engines.hadoop.logparse import counters
     from tierbench.engines.spark import tasks_for
     from tierbench.units import parse_size
 
@@ -45,25 +41,9 @@ def main() -> int:
     spark, jobs = spark_session("tierbench bench text", scratch)
     text = f"file://{scratch / 'text'}"
 
-    def tb(job, **p):
-        drop_caches()
-        t = time.perf_counter()
-        r = json.loads(jobs.run(spark._jsc, job, json.dumps(p)))
-        return time.perf_counter() - t, r
-
-    def hadoop(main_class, *a):
-        drop_caches()
-        cmd = [java_bin(), "-Xmx2g", "-cp", classpath(), main_class, "-D", "mapreduce.framework.name=local",
-               "-D", "fs.defaultFS=file:///", "-D", f"hadoop.tmp.dir={scratch / 'hadoop-tmp'}",
-               "-D", f"mapreduce.cluster.local.dir={scratch / 'hadoop-local'}", "-D", "mapreduce.job.reduces=2",
-               "-D", "mapreduce.input.fileinputformat.split.minsize=134217728", *a]
-        t = time.perf_counter()
-        out = subprocess.run(cmd, capture_output=True, text=True, cwd=scratch)
-        wall = time.perf_counter() - t
-        if out.returncode != 0:
-            raise SystemExit(f"hadoop {main_class} failed:\n{out.stderr[-2000:]}")
-        log = out.stderr + out.stdout
-        return job_seconds(log) or wall, log
+    tb = lambda job, **p: timed_job(spark, jobs, job, **p)
+    split = {"mapreduce.input.fileinputformat.split.minsize": 128 << 20}
+    hadoop = lambda main_class, *a: timed_hadoop(scratch, main_class, *a, settings=split)
 
     _, gen = tb("textgen", bytes=size, tasks=tasks_for(size, 0), output=[text])
     times = {k: [] for k in ("tb_wc", "h_wc", "tb_grep", "h_grep")}

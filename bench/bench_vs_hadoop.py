@@ -11,17 +11,14 @@ to "completed successfully", not the JVM start).
 """
 
 import argparse
-import json
 import math
 import os
 import shutil
 import statistics
-import subprocess
 import sys
-import time
 from pathlib import Path
 
-from common import drop_caches, spark_session
+from common import spark_session, timed_hadoop, timed_job
 
 
 def main() -> int:
@@ -31,8 +28,6 @@ def main() -> int:
     ap.add_argument("--dir", default="/tmp/tierbench-bench-hadoop")
     args = ap.parse_args()
 
-    from tierbench.engines.hadoop.logparse import job_seconds
-    from tierbench.engines.hadoop.runtime import classpath, java_bin
     from tierbench.units import parse_size
 
     rows = parse_size(args.size) // 100
@@ -42,23 +37,8 @@ def main() -> int:
     scratch.mkdir(parents=True)
     spark, jobs = spark_session("tierbench bench vs hadoop", scratch)
 
-    def tb(job, **p):
-        drop_caches()
-        t = time.perf_counter()
-        r = json.loads(jobs.run(spark._jsc, job, json.dumps(p)))
-        return time.perf_counter() - t, r
-
-    def hadoop(main_class, *a):
-        drop_caches()
-        cmd = [java_bin(), "-Xmx2g", "-cp", classpath(), main_class, "-D", "mapreduce.framework.name=local",
-               "-D", "fs.defaultFS=file:///", "-D", f"hadoop.tmp.dir={scratch / 'hadoop-tmp'}",
-               "-D", f"mapreduce.cluster.local.dir={scratch / 'hadoop-local'}", "-D", "mapreduce.job.reduces=2", *a]
-        t = time.perf_counter()
-        out = subprocess.run(cmd, capture_output=True, text=True)
-        wall = time.perf_counter() - t
-        if out.returncode != 0:
-            raise SystemExit(f"hadoop {main_class} failed:\n{out.stderr[-2000:]}")
-        return job_seconds(out.stderr + out.stdout) or wall
+    tb = lambda job, **p: timed_job(spark, jobs, job, **p)
+    hadoop = lambda main_class, *a: timed_hadoop(scratch, main_class, *a)[0]
 
     times = {k: [] for k in ("tb_gen", "tb_sort", "h_gen", "h_sort")}
     print(f"size {args.size} = {rows:,} rows, {os.cpu_count()} cores, Spark local[*] vs Hadoop LocalJobRunner, "

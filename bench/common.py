@@ -33,3 +33,38 @@ def spark_session(app: str, scratch: Path, driver_memory: str = "6g", master: st
     spark = b.getOrCreate()
     spark.sparkContext.setLogLevel("ERROR")
     return spark, spark._jvm.tierbench.jobs.Jobs
+
+
+def timed_job(spark, jobs, job: str, **params) -> tuple[float, dict]:
+    """Run one of tierbench's Java jobs after dropping the page cache: (seconds, its result)."""
+    import json
+    import time
+
+    drop_caches()
+    t = time.perf_counter()
+    r = json.loads(jobs.run(spark._jsc, job, json.dumps(params)))
+    return time.perf_counter() - t, r
+
+
+def timed_hadoop(scratch: Path, main_class: str, *args: str, settings: dict | None = None) -> tuple[float, str]:
+    """Run an upstream Hadoop job in LocalJobRunner after dropping the page cache: (the job's seconds, its log).
+    The job's time is from its first log line to the last "completed successfully" (the JVM start excluded)."""
+    import subprocess
+    import time
+
+    from tierbench.engines.hadoop.logparse import job_seconds
+    from tierbench.engines.hadoop.runtime import classpath, java_bin
+
+    drop_caches()
+    conf = {"mapreduce.framework.name": "local", "fs.defaultFS": "file:///", "hadoop.tmp.dir": scratch / "hadoop-tmp",
+            "mapreduce.cluster.local.dir": scratch / "hadoop-local", "mapreduce.job.reduces": 2, **(settings or {})}
+    cmd = [java_bin(), "-Xmx2g", "-cp", classpath(), main_class]
+    for k, v in conf.items():
+        cmd += ["-D", f"{k}={v}"]
+    t = time.perf_counter()
+    out = subprocess.run([*cmd, *args], capture_output=True, text=True, cwd=scratch)
+    wall = time.perf_counter() - t
+    if out.returncode != 0:
+        raise SystemExit(f"hadoop {main_class} failed:\n{out.stderr[-2000:]}")
+    log = out.stderr + out.stdout
+    return job_seconds(log) or wall, log
