@@ -31,7 +31,7 @@ def main() -> int:
     args = ap.parse_args()
 
     from tierbench.engines.hadoop.logparse import counters
-    from tierbench.engines.spark import tasks_for
+    from tierbench.workloads import generator_tasks
     from tierbench.units import parse_size
 
     size = parse_size(args.size)
@@ -45,7 +45,7 @@ def main() -> int:
     split = {"mapreduce.input.fileinputformat.split.minsize": 128 << 20}
     hadoop = lambda main_class, *a: timed_hadoop(scratch, main_class, *a, settings=split)
 
-    _, gen = tb("textgen", bytes=size, tasks=tasks_for(size, 0), output=[text])
+    _, gen = tb("textgen", bytes=size, tasks=generator_tasks(size, 0), output=[text])
     times = {k: [] for k in ("tb_wc", "h_wc", "tb_grep", "h_grep")}
     print(f"text {args.size} ({gen['words']:,} words), {os.cpu_count()} cores, Spark local[*] vs Hadoop LocalJobRunner, "
           f"page cache {'dropped' if os.geteuid() == 0 else 'NOT dropped (not root)'} before each step", flush=True)

@@ -295,8 +295,8 @@ class StudyRunner:
             gen = same_group("teragen")
             if gen is not None:
                 expected = {"expected_checksum": gen["details"].get("checksum"), "expected_rows": gen["details"].get("rows")}
-        elif wl.verifies and producer is not None and same_group(producer.name):
-            expected = same_group(producer.name)["details"]
+        elif wl.verifies and producer is not None:
+            expected = (same_group(producer.name) or {}).get("details", {})
         if wspec.name == "sql" and wspec.params["verify"]:
             progress.phase(planned.key, "checking the answers with DuckDB")
             outcome.result["verification"] = self._duckdb_check(config, producer, inputs, outcome.result, scratch)

@@ -8,6 +8,7 @@ import ctypes
 import json
 import math
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -16,7 +17,7 @@ from pathlib import Path
 from typing import Callable
 
 from ..spec import EngineSpec, StorageConfig, WorkloadSpec
-from ..units import MB
+from ..workloads import generator_tasks
 from .base import EngineError, JobOutcome, JobRequest
 from .jobs_jar import jobs_jar
 
@@ -122,16 +123,11 @@ class SparkApp:
         self._log.close()
 
 
-def tasks_for(size: int, tasks: int) -> int:
-    """Writing tasks for a generator: as given, else one per 64 MB (at least 2)."""
-    return tasks or max(2, math.ceil(size / (64 * MB)))
-
-
 def job_params(w: WorkloadSpec, inputs: list[str], outputs: list[str], producer: WorkloadSpec | None) -> dict:
     """The Java job's parameters for a workload; data sets are lists of URIs (one per data dir)."""
     p = w.params
     if w.name == "textgen":
-        return {"bytes": p["size"], "tasks": tasks_for(p["size"], p["tasks"]), "output": outputs, "vocabulary": p["vocabulary"],
+        return {"bytes": p["size"], "tasks": generator_tasks(p["size"], p["tasks"]), "output": outputs, "vocabulary": p["vocabulary"],
                 "zipf": p["zipf"], "plant": p["plant"], "plant_every": p["plant_every"], "codec": p["output_codec"]}
     if w.name == "wordcount":
         return {"input": inputs, "output": outputs, "split_bytes": p["split_size"], "partitions": p["partitions"],
@@ -139,12 +135,12 @@ def job_params(w: WorkloadSpec, inputs: list[str], outputs: list[str], producer:
     if w.name == "grep":
         return {"input": inputs, "pattern": p["pattern"], "split_bytes": p["split_size"]}
     if w.name == "shuffle":
-        maps = tasks_for(p["size"], p["map_tasks"])
+        maps = generator_tasks(p["size"], p["map_tasks"])
         reducers = p["partitions"] or (max(1, math.ceil(p["size"] / (maps * p["fetch_size"]))) if p.get("fetch_size") else maps)
         return {"bytes": p["size"], "maps": maps, "reducers": reducers,
                 "record_bytes": max(1, min(1 << 20, p["size"] // (maps * reducers) or 1))}
     if w.name == "datawrite":
-        return {"bytes": p["size"], "files": tasks_for(p["size"], p["files"]), "output": outputs}
+        return {"bytes": p["size"], "files": generator_tasks(p["size"], p["files"]), "output": outputs}
     if w.name == "dataread":
         return {"input": inputs, "split_bytes": p["split_size"]}
     if w.name == "copy":
@@ -157,8 +153,7 @@ def job_params(w: WorkloadSpec, inputs: list[str], outputs: list[str], producer:
                 "split_bytes": p["split_size"], "partitions": p["partitions"]}
     if w.name == "teragen":
         rows = p["size"] // 100 if p.get("size") else p["rows"]
-        tasks = p["tasks"] or max(2, math.ceil(rows * 100 / (64 * MB)))
-        return {"rows": rows, "tasks": tasks, "output": outputs, "filler": p["filler"]}
+        return {"rows": rows, "tasks": generator_tasks(rows * 100, p["tasks"]), "output": outputs, "filler": p["filler"]}
     if w.name == "terasort":
         return {"input": inputs, "output": outputs, "partitions": p["partitions"], "split_bytes": p["split_size"]}
     if w.name == "teravalidate":
@@ -245,8 +240,6 @@ class SparkEngine:
         targets = sql.table_uris(p["benchmark"], req.outputs)
         copies = [["file://" + str(local[t]), targets[t]] for t in local]
         out = self._job("upload", {"copies": copies}, on_progress)
-        import shutil
-
         shutil.rmtree(req.scratch / "tables", ignore_errors=True)  # the local copy was only a staging area
         if out.ok:
             out.result.update(gen_s=gen_s, upload_s=out.wall_s, tables=sorted(local))

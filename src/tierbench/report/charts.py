@@ -195,11 +195,10 @@ def sweep_series(sweep: dict, runs: list[dict]) -> dict[str, dict[str, list[floa
                 put(sweep["base"], v, i, [r["wall_s"] for r in ok if r["label"] == member and r["variant"] == v])
             continue
         mine = [r for r in ok if (r.get("engine") == member if sweep["level"] == "engine" else r["config"] == member)]
+        line_of = (lambda r: r["config"]) if sweep["level"] == "engine" else (lambda r: r.get("engine", ""))
         for label in dict.fromkeys(r["label"] for r in mine):
-            lines = {r["config"] if sweep["level"] == "engine" else r.get("engine", "") for r in mine if r["label"] == label}
-            for line in sorted(lines):
-                key = lambda r: r["config"] if sweep["level"] == "engine" else r.get("engine", "")
-                put(label, line or sweep["base"], i, [r["wall_s"] for r in mine if r["label"] == label and key(r) == line])
+            for line in sorted({line_of(r) for r in mine if r["label"] == label}):
+                put(label, line or sweep["base"], i, [r["wall_s"] for r in mine if r["label"] == label and line_of(r) == line])
     return out
 
 

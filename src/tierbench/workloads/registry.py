@@ -318,5 +318,10 @@ WORKLOADS: dict[str, Workload] = {
 }
 
 
+def generator_tasks(size: int, tasks: int) -> int:
+    """Writing tasks for a generator (teragen, textgen, shuffle maps, datawrite): as given, else one per 64 MB, at least 2."""
+    return tasks or max(2, -(-size // (64 * MB)))
+
+
 def get_workload(name: str) -> Workload | None:
     return WORKLOADS.get(name)

@@ -15,6 +15,7 @@ from pathlib import Path
 
 from ...spec import EngineSpec, StorageConfig
 from ...units import MB
+from ...workloads import generator_tasks
 from ..base import EngineError, JobOutcome, JobRequest
 from . import logparse
 from .runtime import HADOOP_VERSION, classpath, hadoop_lib, java_bin, yarn_conf_dir
@@ -107,17 +108,13 @@ class HadoopEngine:
         elif w == "teravalidate":
             args = [req.inputs[0], "file://" + str(req.scratch / "teravalidate-report")]
         elif w == "textgen":
-            from ..spark import tasks_for
-
             # local mode runs a single map whatever is asked (LocalClientProtocolProvider): it must write it all
-            maps = tasks_for(p["size"], p["tasks"]) if self.spec.mode == "yarn" else 1
+            maps = generator_tasks(p["size"], p["tasks"]) if self.spec.mode == "yarn" else 1
             extra.update({"mapreduce.randomtextwriter.totalbytes": p["size"],
                           "mapreduce.randomtextwriter.bytespermap": -(-p["size"] // maps), **_output_codec(p["output_codec"])})
             args = ["-outFormat", "org.apache.hadoop.mapreduce.lib.output.TextOutputFormat", req.outputs[0]]
         elif w == "datawrite":
-            from ..spark import tasks_for
-
-            maps = tasks_for(p["size"], p["files"]) if self.spec.mode == "yarn" else 1  # local mode: one map
+            maps = generator_tasks(p["size"], p["files"]) if self.spec.mode == "yarn" else 1  # local mode: one map
             extra.update({"mapreduce.randomwriter.totalbytes": p["size"], "mapreduce.randomwriter.bytespermap": -(-p["size"] // maps)})
             args = [req.outputs[0]]
         elif w == "copy":
