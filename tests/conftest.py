@@ -65,7 +65,11 @@ def spark():
 def run_job(spark):
     import json
 
+    from tierbench.workloads import WORKLOADS
+
     def run(job, **params):
+        """`job`: a workload name (its Spark job) or a job's own "Class.method" name."""
+        job = WORKLOADS[job].spark_job if job in WORKLOADS else job
         return json.loads(spark._jvm.tierbench.jobs.Jobs.run(spark._jsc, job, json.dumps(params)))
 
     return run

@@ -93,7 +93,7 @@ def test_teravalidate_catches_bad_partitioning(sorted_data, run_job):
 
 
 def test_teravalidate_catches_truncated_output(sorted_data, run_job):
-    from tierbench.workloads.measure import measure
+    from tierbench.workloads import measure
 
     gen, _, tmp = sorted_data
     part = tmp / "out1" / "part-00003"
@@ -101,7 +101,7 @@ def test_teravalidate_catches_truncated_output(sorted_data, run_job):
     v = run_job("teravalidate", input=[(tmp / "out0").as_uri(), (tmp / "out1").as_uri()])
     assert any("truncated file part-00003" in e for e in v["errors"])
     assert v["rows"] == 20_011 - 2 and v["checksum"] != gen["checksum"]
-    m = measure("teravalidate", v, 1.0, {"expected_checksum": gen["checksum"], "expected_rows": 20_011})
+    m = measure("teravalidate", v, 1.0, {"checksum": gen["checksum"], "rows": 20_011})
     assert m.failure and "differs from TeraGen's" in m.failure and "20009 rows where TeraGen wrote 20011" in m.failure
 
 

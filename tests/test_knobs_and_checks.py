@@ -4,7 +4,8 @@ import pytest
 
 from tierbench.errors import SpecError
 from tierbench.spec import make_plan, parse_spec
-from tierbench.workloads.measure import grep_expected, measure
+from tierbench.workloads import measure
+from tierbench.workloads.text import grep_expected
 from tierbench.workloads.sql import same_rows
 
 

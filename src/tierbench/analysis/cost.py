@@ -158,15 +158,15 @@ def workload_cost(config_name: str, workload: str, runtime_s: float, throughput_
 # -- from a study's stored results ------------------------------------------------------
 
 def bytes_written_model(workload: str, metrics: dict) -> dict[str, float]:
-    """Bytes one run writes, by kind of directory, from the workload model (before replication):
-    TeraGen and DFSIO write their data; TeraSort writes its output to the data dirs and its
-    map output (the shuffle, about its input's size) once to the intermediate dirs."""
-    mb = metrics.get("data_mb", 0.0) * (1 << 20)
-    if workload in ("teragen", "dfsio-write"):
-        return {"data": mb, "intermediate": 0.0}
-    if workload == "terasort":
-        return {"data": mb, "intermediate": mb}
-    return {"data": 0.0, "intermediate": 0.0}
+    """Bytes one run writes, by kind of directory, from the workload's IO roles (before replication):
+    its output to the data dirs, its shuffle/spill once to the intermediate dirs."""
+    from ..workloads import WORKLOADS
+
+    wl = WORKLOADS.get(workload)
+    if wl is None:
+        return {"data": 0.0, "intermediate": 0.0}
+    mb = wl.io.mb(metrics)
+    return {"data": mb["output"] * (1 << 20), "intermediate": mb["intermediate"] * (1 << 20)}
 
 
 def bytes_written_sampled(record: dict, storage_map: dict) -> dict[str, float] | None:

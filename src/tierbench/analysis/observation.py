@@ -3,9 +3,8 @@
 from dataclasses import dataclass, field
 
 from ..sampling.phases import WRITEBACK, io_profile, label_samples, run_character
+from ..workloads import WORKLOADS, IORoles
 
-READERS = ("dfsio-read", "terasort", "teravalidate")
-WRITERS = ("dfsio-write", "teragen", "terasort")
 CACHE_RATIO = 0.5  # device reads below half the job's reads: most came from memory
 
 
@@ -18,6 +17,15 @@ class RunObservation:
     efficiency: float | None  # achieved / ceiling
     ceiling_note: str = ""
     roles: dict = field(default_factory=dict)  # device -> roles
+
+
+NO_ROLES = IORoles(None, None, None)
+
+
+def io_roles(record: dict) -> IORoles:
+    """What the run's workload reads and writes (none for a workload this tierbench does not know)."""
+    wl = WORKLOADS.get(record["workload"])
+    return wl.io if wl else NO_ROLES
 
 
 def device_roles(record: dict, storage_map: dict) -> dict[str, list[str]]:
@@ -41,7 +49,7 @@ def observe(record: dict, storage_map: dict, probe: dict | None, cores: int) -> 
     character = run_character(profile, cores)
 
     data_devs = [d for d, r in roles.items() if "data" in r]
-    job_read_mb = record["metrics"].get("data_mb", 0) if record["workload"] in READERS else 0
+    job_read_mb = io_roles(record).mb(record["metrics"])["input"]
     cache_note = None
     if job_read_mb > 0:
         if not data_devs:
@@ -62,11 +70,11 @@ def efficiency(record: dict, probe: dict | None, data_devs: list[str]) -> tuple[
     if not probe or not data_devs:
         return None, ""
     tests = probe.get(data_devs[0], {}).get("tests", {})
-    w = record["workload"]
     achieved = record["metrics"].get("aggregate_throughput_mb_s", record["metrics"].get("throughput_mb_s"))
     if achieved is None:
         return None, ""
-    kinds = (["seq_read"] if w in READERS else []) + (["seq_write"] if w in WRITERS else [])
+    io = io_roles(record)
+    kinds = (["seq_read"] if io.reads else []) + (["seq_write"] if io.writes else [])
     ceilings = [tests[k]["mb_s"] for k in kinds if k in tests]
     if not ceilings:
         return None, ""

@@ -9,47 +9,18 @@ stale one is never used.
 import fcntl
 import hashlib
 import os
-import shutil
 import subprocess
 import tempfile
 import zipfile
 from pathlib import Path
 
-from ..errors import UserError
+from ..toolchain import cache_dir, java_tool, pyspark_home, spark_version
 
 JAVA_SRC = Path(__file__).resolve().parent.parent / "jvm" / "java"
 
 
-def cache_dir() -> Path:
-    return Path(os.environ.get("TIERBENCH_CACHE", Path.home() / ".cache" / "tierbench"))
-
-
-def pyspark_home() -> Path:
-    import pyspark
-
-    return Path(pyspark.__file__).resolve().parent
-
-
-def spark_version() -> str:
-    import pyspark
-
-    return pyspark.__version__
-
-
 def _sources() -> list[Path]:
     return sorted(JAVA_SRC.rglob("*.java"))
-
-
-def java_tool(name: str) -> str:
-    """A JDK program (java, javac): from $JAVA_HOME when set, else from PATH."""
-    home = os.environ.get("JAVA_HOME")
-    if home and (Path(home) / "bin" / name).exists():
-        return str(Path(home) / "bin" / name)
-    found = shutil.which(name)
-    if not found:
-        raise UserError(f"{name} (a Java 17+ JDK) was not found: install it (Debian: apt-get install openjdk-17-jdk-headless) "
-                        "or set JAVA_HOME; ./setup.sh does this for you when run as root")
-    return found
 
 
 def jobs_jar() -> Path:

@@ -1,5 +1,9 @@
-"""Reports and exports: pure functions of a results folder."""
+"""Reports and exports: pure functions of a results folder.
 
-from .build import render_report, load_study
+build.py turns the results into one report document (document.py); render.py has the exporters
+(HTML, Markdown, JSON, CSV) behind one interface, and render_report, which writes report.html and report.md."""
 
-__all__ = ["render_report", "load_study"]
+from .build import StudyResults, build_report, load_study
+from .render import EXPORTERS, Exporter, render_report
+
+__all__ = ["EXPORTERS", "Exporter", "StudyResults", "build_report", "load_study", "render_report"]

@@ -1,19 +1,21 @@
-"""The study report: report.html (self-contained, charts inline) and report.md, from stored results only."""
+"""The study report as one document (report/document.py), from stored results only: every section, table,
+note and warning of report.html and report.md is decided here, once; report/render.py only draws it."""
 
-import html
 import math
+from dataclasses import dataclass
 from datetime import datetime, timezone
-from pathlib import Path
+from functools import cached_property
 
 from .. import __version__
 from ..analysis.cost import cost_summary, study_costs
 from ..analysis.observation import observe
 from ..analysis.stats import analyse, variant_of, Analysis, Warning_
-from ..runner import latest_ok
-from ..store import ResultsDir
+from ..store.pooling import mixed_pools
+from ..store import ResultsDir, latest_ok
 from ..units import format_size
 from ..workloads import WORKLOADS
 from . import charts
+from .document import Bullets, Figure, Notice, Paragraph, Report, Section, Strong, Table
 
 
 def load_study(path) -> tuple[dict, list[dict]]:
@@ -36,9 +38,25 @@ def _fmt(x, digits=3) -> str:
     return str(x)
 
 
-def render_report(path) -> tuple[Path, Path]:
-    rd = ResultsDir(path)
-    study, records = rd.study(), rd.records()
+@dataclass
+class StudyResults:
+    """What every exporter renders from: a study's study.json and run records, and the report document,
+    built from them on first use (once, whichever formats are written)."""
+
+    study: dict
+    records: list[dict]
+
+    @classmethod
+    def load(cls, path) -> "StudyResults":
+        return cls(*load_study(path))
+
+    @cached_property
+    def document(self) -> Report:
+        return build_report(self.study, self.records)
+
+
+def build_report(study: dict, records: list[dict], now: datetime | None = None) -> Report:
+    """The study report as one document, from the stored study and run records only."""
     spec = study["spec"]
     variants = study.get("variants") or [{"name": c["name"], "config": c["name"]} for c in spec["storage"]]
     configs = [v["name"] for v in variants]
@@ -53,23 +71,101 @@ def render_report(path) -> tuple[Path, Path]:
             runs_by_key[("throughput", config, wl)] = [r["metrics"].get("aggregate_throughput_mb_s", r["metrics"].get("throughput_mb_s")) for r in ok]
     cost = spec.get("cost")
     costs = study_costs(cost, an, runs, {v["name"]: v["config"] for v in variants}, study.get("storage_map")) if cost else []
-    figures = {
-        "runtime": charts.per_workload_bars(an, "runtime", runs_by_key, "Runtime per workload (bar: median; whiskers: 95% CI; dots: runs)", "wall time (s)"),
-        "throughput": charts.per_workload_bars(an, "throughput", runs_by_key, "Throughput per workload (median; DFSIO: aggregate MB/s)", "MB/s"),
-        "normalised": charts.normalised_runtime(an),
-        "cost": charts.cost_per_job(costs),
-    }
-    for i, sw in enumerate(spec.get("sweeps") or []):
-        figures[f"sweep-{i}"] = charts.sweep_lines(sw, runs)
-    html_path = rd.path / "report.html"
-    md_path = rd.path / "report.md"
     cores = (study.get("machine") or {}).get("cpu_cores") or 1
     obs = {r["run_key"]: observe(r, study.get("storage_map", {}), study.get("probe"), cores) for r in runs if r["status"] == "ok"}
     profiled = _profiled_runs(runs, configs, workloads)
-    timelines = {r["run_key"]: charts.timeline(r, obs[r["run_key"]].labels, obs[r["run_key"]].roles) for r in profiled if obs.get(r["run_key"])}
-    html_path.write_text(_html(study, an, runs, figures, cost, costs, obs, profiled, timelines))
-    md_path.write_text(_markdown(study, an, runs, cost, costs, obs, profiled))
-    return html_path, md_path
+    now = now or datetime.now(timezone.utc)
+
+    title = f"tierbench report: {spec['name']}"
+    subtitle = Paragraph([f"{spec.get('description') or ''} Generated {now:%Y-%m-%d %H:%M} UTC by tierbench {__version__} "
+                          f"from {len(runs)} stored runs. Baseline: ", Strong(an.baseline), "."], muted=True)
+    sections = []
+
+    findings = Section("Findings", 2, [Bullets(_headline(an) or ["Only one configuration: nothing to compare."])])
+    findings.add(*(Notice("warn", f"{_where(w)}{w.text}") for w in _warnings(an)))
+    findings.add(*(Notice("fail", f"{r['run_key']} failed: {r.get('error') or ''}") for r in an.failed))
+    findings.add(*(Notice("warn", f"{key}: {o.cache_note}") for key, o in obs.items() if o and o.cache_note))
+    findings.add(*(Notice("warn", f"pooled with --allow-mixed: {line}") for line in mixed_pools(runs)))
+    sections.append(findings)
+
+    charts_ = (
+        ("normalised", "Normalised runtime", charts.normalised_runtime(an),
+         f"median runtime of each configuration divided by {an.baseline}'s, per workload (below 1.00 is faster; the numbers are the summary table's last column)"),
+        ("runtime", "Runtime", charts.per_workload_bars(an, "runtime", runs_by_key, "Runtime per workload (bar: median; whiskers: 95% CI; dots: runs)", "wall time (s)"),
+         "median wall time per configuration and workload, with the 95% CI and every run (the numbers are in the summary table)"),
+        ("throughput", "Throughput", charts.per_workload_bars(an, "throughput", runs_by_key, "Throughput per workload (median; DFSIO: aggregate MB/s)", "MB/s"),
+         "median throughput per configuration and workload, MB/s (DFSIO: aggregate)"),
+    )
+    for key, heading, svg, caption in charts_:
+        if svg:
+            sections.append(Section(heading, 2, [Figure(svg, f"chart-{key}", caption)]))
+
+    for i, sw in enumerate(spec.get("sweeps") or []):
+        sec = Section(f"Sweep of {sw['knob']} ({sw['level']} {sw['base']})", 2)
+        svg = charts.sweep_lines(sw, runs)
+        if svg:
+            sec.add(Figure(svg, f"chart-sweep-{i}", f"median wall time against {sw['knob']}, a line per series (the numbers are in the table below)"))
+        sec.add(Table(*_sweep_table(sw, runs)))
+        sections.append(sec)
+
+    queries = _query_rows(runs)
+    if queries:
+        sections.append(Section("SQL queries", 2, [
+            Paragraph("Each query timed from submission to its last row collected (median over repeats). "
+                      "'checked' says whether DuckDB, reading the same Parquet files, gave the same answer.", muted=True),
+            Table(QUERY_HEAD, queries)]))
+
+    if costs:
+        sec = Section("Cost per job", 2)
+        sec.add(Notice("warn", _cost_intro(cost)) if cost.get("example_prices") else Paragraph(_cost_intro(cost), muted=True))
+        sec.add(Bullets(cost_summary(costs, an.baseline)))
+        svg = charts.cost_per_job(costs)
+        if svg:
+            sec.add(Figure(svg, "chart-cost", "total $ per job (hardware + power + drive replacements) per configuration and workload"))
+        sec.add(Table(COST_HEAD, _cost_rows(costs)))
+        sections.append(sec)
+
+    sections.append(Section("Summary per configuration and workload", 2, [
+        Table(SUMMARY_HEAD, _summary_rows(an)),
+        Paragraph("Runtime is the job's wall time measured around the engine call. The 95% CI is Student's t "
+                  "interval of the mean; 'significant' means Welch's t-test p < 0.05 against the baseline. DFSIO throughput "
+                  "is the aggregate (total MB / wall s); TestDFSIO's own per-task 'Throughput mb/sec' is in every run's metrics.",
+                  muted=True)]))
+
+    if profiled:
+        sec = Section("IO profile per phase", 2, [Paragraph(
+            "Sampled from /proc/diskstats and /proc/stat every "
+            f"{profiled[0]['samples']['interval_s']:g} s during the first run of each configuration and workload; phases from the "
+            "engine (Spark stages; TeraSort's map, shuffle-fetch and sort-and-write task intervals; Hadoop's task log). "
+            "'writeback after the job' is what the job left in the page cache, flushed by a sync() after it. "
+            "The machine may be shared: device counters include other processes' IO.", muted=True)])
+        for r in profiled:
+            o = obs.get(r["run_key"])
+            sub = Section(r["run_key"], 3, aside=o.character if o else "")
+            svg = charts.timeline(r, o.labels, o.roles) if o else None
+            if svg:
+                sub.add(Figure(svg, None, "device read and write MB/s and CPU % over the run, phases as bands", kind="timeline"))
+            if o:
+                sub.add(Table(PROFILE_HEAD, _profile_rows(o)))
+            sec.add(sub)
+        sections.append(sec)
+
+    sections.append(Section("Storage configurations", 2, [Table(["name", "data dirs", "intermediate dirs", "description"], _storage_rows(spec))]))
+    if study.get("storage_map"):
+        sections.append(Section("Machine and devices", 2, [Table(MACHINE_HEAD, _machine_rows(study))]))
+    if study.get("probe") or study.get("probe_error"):
+        sec = Section("Device ceilings (fio)", 2)
+        if study.get("probe_error"):
+            sec.add(Notice("warn", f"device ceilings skipped: {study['probe_error']}"))
+        if study.get("probe"):
+            sec.add(Paragraph("fio before the study: sequential write and read in 1 MiB blocks and random reads in 64 KiB "
+                              "blocks, queue depth 8, O_DIRECT. Each run's throughput is compared with its data device's ceiling in "
+                              "'Every run'.", muted=True),
+                    Table(PROBE_HEAD, _probe_rows(study)))
+        sections.append(sec)
+    sections.append(Section("Environment", 2, [Table(["", ""], _environment(study, runs))]))
+    sections.append(Section("Every run", 2, [Table(RUN_HEAD, _run_rows(runs, obs))]))
+    return Report(title, subtitle, sections)
 
 
 QUERY_HEAD = ["variant", "sql workload", "query", "median s", "rows", "checked against DuckDB"]
@@ -276,19 +372,6 @@ def _run_rows(runs, obs) -> list[list[str]]:
     return out
 
 
-def _table_html(head, rows) -> str:
-    h = "".join(f"<th>{html.escape(x)}</th>" for x in head)
-    b = "".join("<tr>" + "".join(f"<td>{html.escape(str(x))}</td>" for x in row) + "</tr>" for row in rows)
-    return f"<table><thead><tr>{h}</tr></thead><tbody>{b}</tbody></table>"
-
-
-def _table_md(head, rows) -> str:
-    esc = lambda x: str(x).replace("|", "\\|").replace("\n", " ")
-    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-    lines += ["| " + " | ".join(esc(x) for x in row) + " |" for row in rows]
-    return "\n".join(lines)
-
-
 def _environment(study, runs) -> list[list[str]]:
     m = study.get("machine", {})
     engines = study["spec"].get("engines") or [study["spec"]["engine"]]
@@ -303,131 +386,3 @@ def _environment(study, runs) -> list[list[str]]:
         ["repeats", str(study["spec"]["repeats"])],
         ["page cache", {"auto": "dropped before each run when root", "always": "dropped before each run", "never": "not dropped"}[study["spec"]["drop_caches"]]],
     ]
-
-
-CSS = """
-body{font-family:system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:2em auto;max-width:1200px;color:#222;padding:0 1em}
-h1{font-size:1.6em;margin-bottom:.2em} h2{font-size:1.2em;margin-top:1.8em;border-bottom:1px solid #ddd;padding-bottom:.2em}
-table{border-collapse:collapse;font-size:.85em;margin:.5em 0} th,td{border:1px solid #ddd;padding:.25em .5em;text-align:left;vertical-align:top}
-th{background:#f4f4f4} .warn{background:#fff6e0;border-left:4px solid #e0a000;padding:.4em .8em;margin:.3em 0}
-.fail{background:#fde8e8;border-left:4px solid #c33;padding:.4em .8em;margin:.3em 0} .figure svg{max-width:100%;height:auto}
-.muted{color:#666;font-size:.9em} ul.headline li{margin:.2em 0}
-"""
-
-
-def _html(study, an: Analysis, runs, figures, cost, costs, obs, profiled, timelines) -> str:
-    spec = study["spec"]
-    e = html.escape
-    parts = [f"<!doctype html><html lang='en'><head><meta charset='utf-8'><title>tierbench report: {e(spec['name'])}</title>",
-             f"<style>{CSS}</style></head><body>",
-             f"<h1>tierbench report: {e(spec['name'])}</h1>",
-             f"<p class='muted'>{e(spec.get('description') or '')} Generated {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC by tierbench {__version__} "
-             f"from {len(runs)} stored runs. Baseline: <b>{e(an.baseline)}</b>.</p>"]
-    parts.append("<h2>Findings</h2><ul class='headline'>")
-    parts += [f"<li>{e(x)}</li>" for x in _headline(an)] or ["<li>Only one configuration: nothing to compare.</li>"]
-    parts.append("</ul>")
-    for w in _warnings(an):
-        parts.append(f"<div class='warn'>⚠ {e(_where(w))}{e(w.text)}</div>")
-    for r in an.failed:
-        parts.append(f"<div class='fail'>✗ {e(r['run_key'])} failed: {e(r.get('error') or '')}</div>")
-    for key, o in obs.items():
-        if o and o.cache_note:
-            parts.append(f"<div class='warn'>⚠ {e(key)}: {e(o.cache_note)}</div>")
-    for key, title in (("normalised", "Normalised runtime"), ("runtime", "Runtime"), ("throughput", "Throughput")):
-        if figures.get(key):
-            parts.append(f"<h2>{title}</h2><div class='figure' id='chart-{key}'>{figures[key]}</div>")
-    sweeps = spec.get("sweeps") or []
-    if sweeps:
-        parts.append("<h2>Knob sweeps</h2>")
-        for i, sw in enumerate(sweeps):
-            parts.append(f"<h3>{e(sw['knob'])} <span class='muted'>({e(sw['level'])} {e(sw['base'])})</span></h3>")
-            if figures.get(f"sweep-{i}"):
-                parts.append(f"<div class='figure' id='chart-sweep-{i}'>{figures[f'sweep-{i}']}</div>")
-            parts.append(_table_html(*_sweep_table(sw, runs)))
-    if _query_rows(runs):
-        parts.append("<h2>SQL queries</h2>")
-        parts.append("<p class='muted'>Each query timed from submission to its last row collected (median over repeats). "
-                     "'checked' says whether DuckDB, reading the same Parquet files, gave the same answer.</p>")
-        parts.append(_table_html(QUERY_HEAD, _query_rows(runs)))
-    if costs:
-        parts.append("<h2>Cost per job</h2>")
-        parts.append(f"<p class='{'warn' if cost.get('example_prices') else 'muted'}'>{e(_cost_intro(cost))}</p>")
-        parts.append("<ul class='headline'>" + "".join(f"<li>{e(x)}</li>" for x in cost_summary(costs, an.baseline)) + "</ul>")
-        if figures.get("cost"):
-            parts.append(f"<div class='figure' id='chart-cost'>{figures['cost']}</div>")
-        parts.append(_table_html(COST_HEAD, _cost_rows(costs)))
-    parts.append("<h2>Summary per configuration and workload</h2>")
-    parts.append(_table_html(SUMMARY_HEAD, _summary_rows(an)))
-    parts.append("<p class='muted'>Runtime is the job's wall time measured around the engine call. The 95% CI is Student's t "
-                 "interval of the mean; 'significant' means Welch's t-test p &lt; 0.05 against the baseline. DFSIO throughput "
-                 "is the aggregate (total MB / wall s); TestDFSIO's own per-task 'Throughput mb/sec' is in every run's metrics.</p>")
-    if profiled:
-        parts.append("<h2>IO profile per phase</h2>")
-        parts.append("<p class='muted'>Sampled from /proc/diskstats and /proc/stat every "
-                     f"{profiled[0]['samples']['interval_s']:g} s during the first run of each configuration and workload; phases from the "
-                     "engine (Spark stages; TeraSort's map, shuffle-fetch and sort-and-write task intervals; Hadoop's task log). "
-                     "'writeback after the job' is what the job left in the page cache, flushed by a sync() after it. "
-                     "The machine may be shared: device counters include other processes' IO.</p>")
-        for r in profiled:
-            o = obs.get(r["run_key"])
-            parts.append(f"<h3>{e(r['run_key'])} <span class='muted'>{e(o.character if o else '')}</span></h3>")
-            if timelines.get(r["run_key"]):
-                parts.append(f"<div class='figure timeline'>{timelines[r['run_key']]}</div>")
-            if o:
-                parts.append(_table_html(PROFILE_HEAD, _profile_rows(o)))
-    parts.append("<h2>Storage configurations</h2>")
-    parts.append(_table_html(["name", "data dirs", "intermediate dirs", "description"], _storage_rows(spec)))
-    if study.get("storage_map"):
-        parts.append("<h2>Machine and devices</h2>")
-        parts.append(_table_html(MACHINE_HEAD, _machine_rows(study)))
-    if study.get("probe_error"):
-        parts.append(f"<div class='warn'>⚠ device ceilings skipped: {e(study['probe_error'])}</div>")
-    if study.get("probe"):
-        parts.append("<h2>Device ceilings (fio)</h2>")
-        parts.append("<p class='muted'>fio before the study: sequential write and read in 1 MiB blocks and random reads in 64 KiB "
-                     "blocks, queue depth 8, O_DIRECT. Each run's throughput is compared with its data device's ceiling in "
-                     "'Every run'.</p>")
-        parts.append(_table_html(PROBE_HEAD, _probe_rows(study)))
-    parts.append("<h2>Environment</h2>")
-    parts.append(_table_html(["", ""], _environment(study, runs)))
-    parts.append("<h2>Every run</h2>")
-    parts.append(_table_html(RUN_HEAD, _run_rows(runs, obs)))
-    parts.append("</body></html>")
-    return "\n".join(parts)
-
-
-def _markdown(study, an: Analysis, runs, cost, costs, obs, profiled) -> str:
-    spec = study["spec"]
-    out = [f"# tierbench report: {spec['name']}", "",
-           f"{spec.get('description') or ''} Baseline: **{an.baseline}**. {len(runs)} stored runs; "
-           f"generated {datetime.now(timezone.utc):%Y-%m-%d %H:%M} UTC by tierbench {__version__}.", "", "## Findings", ""]
-    out += [f"- {x}" for x in _headline(an)] or ["- Only one configuration: nothing to compare."]
-    if an.warnings or an.failed or any(o and o.cache_note for o in obs.values()):
-        out += ["", "## Warnings", ""]
-        out += [f"- ⚠ {_where(w)}{w.text}" for w in _warnings(an)]
-        out += [f"- ✗ {r['run_key']} failed: {r.get('error')}" for r in an.failed]
-    out += [f"- ⚠ {k}: {o.cache_note}" for k, o in obs.items() if o and o.cache_note]
-    out += ["", "## Summary", "", _table_md(SUMMARY_HEAD, _summary_rows(an)), ""]
-    for sw in spec.get("sweeps") or []:
-        out += [f"## Sweep of {sw['knob']} ({sw['level']} {sw['base']})", "", _table_md(*_sweep_table(sw, runs)), ""]
-    if _query_rows(runs):
-        out += ["## SQL queries", "", _table_md(QUERY_HEAD, _query_rows(runs)), ""]
-    if costs:
-        out += ["## Cost per job", "", _cost_intro(cost), ""] + [f"- {x}" for x in cost_summary(costs, an.baseline)]
-        out += ["", _table_md(COST_HEAD, _cost_rows(costs)), ""]
-    out += [
-            "## Storage configurations", "", _table_md(["name", "data dirs", "intermediate dirs", "description"], _storage_rows(spec)), ""]
-    if study.get("storage_map"):
-        out += ["## Machine and devices", "", _table_md(MACHINE_HEAD, _machine_rows(study)), ""]
-    if study.get("probe"):
-        out += ["## Device ceilings (fio)", "", _table_md(PROBE_HEAD, _probe_rows(study)), ""]
-    if profiled:
-        out += ["## IO profile per phase (first run of each configuration and workload)", ""]
-        for r in profiled:
-            o = obs.get(r["run_key"])
-            if o:
-                out += [f"### {r['run_key']} — {o.character}", "", _table_md(PROFILE_HEAD, _profile_rows(o)), ""]
-    out += [
-            "## Environment", "", _table_md(["", ""], _environment(study, runs)), "",
-            "## Every run", "", _table_md(RUN_HEAD, _run_rows(runs, obs)), ""]
-    return "\n".join(out)

@@ -1,35 +1,21 @@
 """Split a run's samples into the job's phases and summarise IO per phase and device (as collectl did).
 
-Phases come from the engine: Spark stages (from a listener in the job), and for
+Phases come from the engine: Spark stages (from a listener in the job; each workload names its
+stages), and for
 TeraSort the tasks' own map / shuffle-fetch / sort-and-write intervals. Each
 sample interval is given the phase that the tasks spent most of it in (the
 finest level that covers it: task phases, else stages); the writeback sample
 after the job is its own phase.
 """
 
-STAGE_PHASES = {  # workload -> names of its Spark stages, in order
-    "teragen": ["generate + write"],
-    "terasort": ["map", "reduce/output"],
-    "teravalidate": ["read + check"],
-    "dfsio-write": ["write"],
-    "dfsio-read": ["read"],
-    "textgen": ["generate + write"],
-    "wordcount": ["map + combine", "reduce + write"],
-    "grep": ["scan"],
-    "shuffle": ["map (generate)", "reduce (fetch)"],
-    "datawrite": ["write"],
-    "dataread": ["read"],
-    "copy": ["copy"],
-    "sqlgen": ["upload"],
-}
 WRITEBACK = "writeback after the job"
 OUTSIDE = "outside any stage"
 
 
-def phase_intervals(workload: str, job: dict) -> list[dict]:
-    """[{phase, start_ms, end_ms, level}]: the engine's stages (level 0) and, finer, the tasks' own
-    phase intervals when the job reports them (level 1: e.g. TeraSort's shuffle fetch inside the reduce stage)."""
-    names = STAGE_PHASES.get(workload, [])
+def phase_intervals(names: tuple[str, ...], job: dict) -> list[dict]:
+    """[{phase, start_ms, end_ms, level}]: the engine's stages (level 0), named by the workload's `phases`
+    in order, and, finer, the tasks' own phase intervals when the job reports them (level 1: e.g.
+    TeraSort's shuffle fetch inside the reduce stage)."""
     out = []
     for i, s in enumerate(sorted(job.get("stages", []), key=lambda s: s["submitted_ms"])):
         name = names[i] if i < len(names) else f"stage {s['stage_id']}"

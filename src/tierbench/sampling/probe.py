@@ -70,3 +70,42 @@ def probe_dirs(dirs: dict[str, Path], size: int, runtime_s: int, on_phase=print)
             shutil.rmtree(work, ignore_errors=True)
         by_device[dev] = entry
     return by_device
+
+
+def scratch_dirs(spec) -> dict[str, Path]:
+    """{each local directory of a study spec: fio's scratch dir under its namespaced root}, for probe_dirs."""
+    from ..storage.layout import study_root
+
+    dirs = {}
+    for c in spec.storage:
+        for d in (*c.local_data, *c.intermediate):
+            dirs.setdefault(d, study_root(d, spec.name) / "_probe")
+    return dirs
+
+
+def probe_study(spec, out_dir: Path, size: int, on_phase=print) -> tuple[dict, Path]:
+    """Probe the devices behind every local directory of a study (`tierbench probe`); returns (result, where it is stored).
+
+    fio works in a scratch dir under each directory's namespaced root, claimed
+    first; roots this created are released afterwards (an interrupted study's
+    data in a root that already existed is kept). The result goes into the
+    study's results in out_dir if there are any, else into out_dir/probe.json,
+    which the study's run takes over later.
+    """
+    from ..storage import StudyLayout  # the storage and results layers: only when a study is probed
+    from ..store import ResultsDir
+
+    layout = StudyLayout(spec)
+    existed = {r for r in layout.roots if r.exists()}
+    layout.claim()
+    result = probe_dirs(scratch_dirs(spec), size, spec.probe_runtime_s, on_phase=on_phase)
+    layout.release(only=[r for r in layout.roots if r not in existed])
+    rd = ResultsDir(out_dir)
+    if rd.exists():
+        rd.update_study(probe=result)
+        return result, rd.study_file
+    rd.check_writable_as_new()
+    out_dir.mkdir(parents=True, exist_ok=True)
+    where = out_dir / "probe.json"
+    where.write_text(json.dumps(result, indent=2))
+    return result, where

@@ -7,7 +7,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from ..engines.jobs_jar import cache_dir
+from ..toolchain import cache_dir, pid_alive  # noqa: F401 (pid_alive: used by the services)
 from ..errors import UserError
 
 
@@ -33,20 +33,6 @@ def port_free(port: int) -> bool:
 def xml_conf(props: dict) -> str:
     body = "\n".join(f"  <property><name>{k}</name><value>{v}</value></property>" for k, v in props.items())
     return f'<?xml version="1.0"?>\n<!-- written by tierbench services -->\n<configuration>\n{body}\n</configuration>\n'
-
-
-def pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:  # a zombie child of ours is not alive
-        state = Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0]
-        return state != "Z"
-    except OSError:
-        return False
 
 
 class Daemon:

@@ -11,8 +11,8 @@ import subprocess
 import urllib.request
 from pathlib import Path
 
-from ..engines.hadoop.engine import ADD_OPENS
-from ..engines.hadoop.runtime import hadoop_lib, java_bin, log4j_dir
+from ..engines.hadoop.runtime import hadoop_lib, log4j_dir
+from ..toolchain import ADD_OPENS, java_bin
 from ..errors import UserError
 from .base import Daemon, free_port, port_free, wait_until_ready, xml_conf
 
@@ -130,3 +130,16 @@ class Hdfs:
         for d in self._dn_daemons():
             stopped = d.stop(grace_s=20) or stopped
         return self.namenode.stop(grace_s=20) or stopped
+
+    def up_lines(self, st: dict) -> list[str]:
+        """What `tierbench services up` prints once it is ready: where it is, how to use it, how to stop it."""
+        return [f"hdfs is up: {st['uri']}, {st['live_datanodes']} DataNode(s) live",
+                f"use it:  in a spec, data = {{ type = \"hdfs\", uri = \"{st['uri']}/tb\" }}",
+                f"         (clients' conf: export HADOOP_CONF_DIR={st['conf_dir']})",
+                "stop it: tierbench services down hdfs"]
+
+    def status_line(self, st: dict, conf_dir_only: bool = False) -> tuple[str, bool]:
+        """`tierbench services status`'s line and whether that is success (conf_dir_only: yarn's; ignored here)."""
+        state = "ready" if st["ready"] else ("starting or unhealthy" if st["namenode_pid"] else "not running")
+        return (f"hdfs: {state}; {st.get('uri') or '-'}, {st['live_datanodes']} DataNode(s) live; dir {st['dir']}",
+                bool(st["ready"]))

@@ -256,3 +256,18 @@ auth client required = none
         for d in (self.rgw, self.osd, self.mgr, self.mon):
             stopped = d.stop(grace_s=30) or stopped
         return stopped
+
+    def up_lines(self, st: dict) -> list[str]:
+        """What `tierbench services up` prints once it is ready: the endpoint, the exports and spec line, how to stop it."""
+        creds = st["credentials_file"]
+        return [f"s3 is up: Ceph RGW at {st['endpoint']}, bucket {st['bucket']}",
+                f"use it:  export AWS_ACCESS_KEY_ID=$(python3 -c \"import json;print(json.load(open('{creds}'))['access_key'])\")",
+                f"         export AWS_SECRET_ACCESS_KEY=$(python3 -c \"import json;print(json.load(open('{creds}'))['secret_key'])\")",
+                f"         and in a spec: data = {{ type = \"s3\", endpoint = \"{st['endpoint']}\", bucket = \"{st['bucket']}\", "
+                "signing_algorithm = \"AWS4UnsignedPayloadSignerType\" }",
+                "stop it: tierbench services down s3"]
+
+    def status_line(self, st: dict, conf_dir_only: bool = False) -> tuple[str, bool]:
+        """`tierbench services status`'s line and whether that is success (conf_dir_only: yarn's; ignored here)."""
+        state = "ready" if st["ready"] else ("starting or unhealthy" if any(st["pids"].values()) else "not running")
+        return f"s3: {state}; endpoint {st.get('endpoint') or '-'}, bucket {st.get('bucket') or '-'}; dir {st['dir']}", bool(st["ready"])

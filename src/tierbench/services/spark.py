@@ -12,7 +12,7 @@ import os
 import urllib.request
 from pathlib import Path
 
-from ..engines.jobs_jar import pyspark_home
+from ..toolchain import pyspark_home
 from ..errors import UserError
 from .base import Daemon, free_port, wait_until_ready
 
@@ -93,3 +93,15 @@ class SparkStandalone:
         for w in self._worker_daemons():
             stopped = w.stop(grace_s=20) or stopped
         return self.master.stop(grace_s=20) or stopped
+
+    def up_lines(self, st: dict) -> list[str]:
+        """What `tierbench services up` prints once it is ready: where it is, how to use it, how to stop it."""
+        return [f"spark is up: master {st['master_url']}, web UI {st['web']}, {st['workers_alive']} Worker(s) alive",
+                f"use it:  in a spec, [engine] master = \"{st['master_url']}\"",
+                "stop it: tierbench services down spark"]
+
+    def status_line(self, st: dict, conf_dir_only: bool = False) -> tuple[str, bool]:
+        """`tierbench services status`'s line and whether that is success (conf_dir_only: yarn's; ignored here)."""
+        state = "ready" if st["ready"] else ("starting or unhealthy" if st["master_pid"] else "not running")
+        return (f"spark: {state}; master {st.get('master_url', '-')}, {st['workers_alive']} Worker(s) alive; dir {st['dir']}",
+                bool(st["ready"]))

@@ -12,8 +12,8 @@ import shutil
 import urllib.request
 from pathlib import Path
 
-from ..engines.hadoop.engine import ADD_OPENS
-from ..engines.hadoop.runtime import hadoop_lib, java_bin, log4j_dir
+from ..engines.hadoop.runtime import hadoop_lib, log4j_dir
+from ..toolchain import ADD_OPENS, java_bin
 from ..errors import UserError
 from .base import Daemon, free_port, wait_until_ready, xml_conf
 
@@ -135,6 +135,22 @@ class Yarn:
         stopped = self.nm.stop(grace_s=30)
         stopped = self.rm.stop(grace_s=30) or stopped
         return stopped
+
+    def up_lines(self, st: dict) -> list[str]:
+        """What `tierbench services up` prints once it is ready: where it is, how to use it, how to stop it."""
+        return [f"{self.name} is up: ResourceManager {st['resourcemanager']}, web UI {st['web']}, "
+                f"{st['nodes_running']} NodeManager(s) running",
+                f"use it:  export HADOOP_CONF_DIR={st['conf_dir']}",
+                "         and in a spec: [engine] kind = \"hadoop\", mode = \"yarn\"",
+                f"stop it: tierbench services down {self.name}"]
+
+    def status_line(self, st: dict, conf_dir_only: bool = False) -> tuple[str, bool]:
+        """`tierbench services status`'s line and whether that is success; conf_dir_only: just the conf dir (always success)."""
+        if conf_dir_only:
+            return st["conf_dir"], True
+        state = "ready" if st["ready"] else ("starting or unhealthy" if st["resourcemanager_pid"] or st["nodemanager_pid"] else "not running")
+        return (f"{self.name}: {state}; ResourceManager pid {st['resourcemanager_pid']}, NodeManager pid {st['nodemanager_pid']}, "
+                f"{st['nodes_running']} node(s) running; dir {st['dir']}", bool(st["ready"]))
 
 
 def services() -> dict:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, asdict
 from pathlib import Path
 
 from ..errors import SpecError
+from ..storage.types import StorageConfig, check_dirs, parse_data, positive_int
 from ..units import parse_size
 from ..workloads import WORKLOADS
 from .cost import CostSpec, parse_cost
@@ -54,37 +55,15 @@ class Variant:
 
 
 @dataclass(frozen=True)
-class StorageConfig:
-    name: str
-    data: tuple[str, ...]  # local: absolute directories (JBOD); shared: one mounted path; hdfs: one hdfs:// URI
-    intermediate: tuple[str, ...]  # absolute local directories for shuffle/spill
-    split: int = 1  # each intermediate dir is given to the engine as this many subdirs
-    description: str = ""
-    data_type: str = "local"  # "local" | "shared" | "hdfs" | "s3"
-    replication: int | None = None  # hdfs: dfs.replication for what the jobs write
-    store_conf: dict = field(default_factory=dict)  # s3: the fs.s3a.* settings (never credentials)
-
-    @property
-    def remote(self) -> bool:
-        return self.data_type in ("hdfs", "s3")
-
-    @property
-    def local_data(self) -> tuple[str, ...]:
-        """The data directories on this machine's file systems (none for hdfs or s3)."""
-        return () if self.remote else self.data
-
-    def engine_settings(self) -> dict:
-        """Hadoop-level settings this storage needs (engines prefix them: spark.hadoop.*, or -D)."""
-        if self.data_type == "s3":
-            return dict(self.store_conf)
-        return {"dfs.replication": str(self.replication)} if self.replication else {}
-
-
-@dataclass(frozen=True)
 class WorkloadSpec:
     name: str  # the workload kind, a key of WORKLOADS
     label: str  # unique within the study; the name unless given
     params: dict  # canonical values (sizes in bytes)
+
+    @property
+    def definition(self):
+        """The workload itself (workloads.Workload): its engines, checks, metrics, IO roles."""
+        return WORKLOADS[self.name]
 
 
 @dataclass(frozen=True)
@@ -150,111 +129,8 @@ def _unknown(src, where, table, allowed):
             raise SpecError(src, f"{where}{key}", f"unknown field; accepted here: {', '.join(allowed)}")
 
 
-def _check_dir(src, field_name, value, base_dir: Path) -> str:
-    if not isinstance(value, str) or not value.strip():
-        raise SpecError(src, field_name, f"expected a directory path (a string), got {value!r}")
-    if "://" in value and not value.startswith("file://"):
-        raise SpecError(src, field_name, f"{value!r}: only local directories are supported in this version (a path or file:// URI)")
-    path = Path(value.removeprefix("file://")).expanduser()
-    if not path.is_absolute():
-        path = base_dir / path
-    path = Path(os.path.normpath(path))
-    probe = path
-    while not probe.exists():
-        probe = probe.parent
-    if not probe.is_dir():
-        raise SpecError(src, field_name, f"{path}: {probe} is a file, not a directory")
-    if not os.access(probe, os.W_OK | os.X_OK):
-        raise SpecError(src, field_name, f"{path}: cannot write in {probe} (permission denied); choose a directory you can write to")
-    return str(path)
-
-
-def _dirs(src, field_name, value, base_dir) -> tuple[str, ...]:
-    if isinstance(value, str):
-        value = [value]
-    if not isinstance(value, list) or not value:
-        raise SpecError(src, field_name, f"expected a non-empty list of directories, got {value!r}")
-    dirs = tuple(_check_dir(src, f"{field_name}[{i}]", v, base_dir) for i, v in enumerate(value))
-    if len(set(dirs)) != len(dirs):
-        raise SpecError(src, field_name, "lists the same directory twice")
-    return dirs
-
-
-DATA_TYPES = ("local", "shared", "hdfs", "s3")
-S3_KEYS = ("type", "endpoint", "bucket", "prefix", "region", "path_style", "ssl", "signing_algorithm", "input_fadvise",
-           "readahead_range", "fast_upload_buffer", "multipart_size", "connection_maximum", "committer")
-SECRET_KEYS = ("access_key", "secret_key", "access_key_id", "secret_access_key", "session_token", "password")
-
-
-def _s3(src, where, value) -> dict:
-    """An s3 data table -> the fs.s3a.* settings. Credentials are refused here: they come from the environment."""
-    for k in value:
-        if k in SECRET_KEYS or "secret" in k or "key" in k and k != "readahead_range":
-            raise SpecError(src, f"{where}.{k}", "credentials never go in a spec: export AWS_ACCESS_KEY_ID and "
-                            "AWS_SECRET_ACCESS_KEY (or AWS_PROFILE) before running tierbench")
-    _unknown(src, f"{where}.", value, S3_KEYS)
-    endpoint, bucket = value.get("endpoint"), value.get("bucket")
-    if not isinstance(endpoint, str) or not re.match(r"^https?://[^/]+/?$", endpoint):
-        raise SpecError(src, f"{where}.endpoint", f"expected an S3 endpoint such as \"http://127.0.0.1:7480\", got {endpoint!r}")
-    if not isinstance(bucket, str) or not re.match(r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$", bucket):
-        raise SpecError(src, f"{where}.bucket", f"expected an S3 bucket name (3-63 lower-case letters, digits, '.', '-'), got {bucket!r}")
-    conf = {"fs.s3a.endpoint": endpoint.rstrip("/"), "fs.s3a.endpoint.region": str(value.get("region", "us-east-1")),
-            "fs.s3a.path.style.access": str(bool(value.get("path_style", True))).lower(),
-            "fs.s3a.connection.ssl.enabled": str(bool(value.get("ssl", endpoint.startswith("https")))).lower()}
-    choices = {"input_fadvise": ("fs.s3a.experimental.input.fadvise", ("sequential", "random", "normal", "adaptive")),
-               "fast_upload_buffer": ("fs.s3a.fast.upload.buffer", ("disk", "array", "bytebuffer")),
-               "committer": ("fs.s3a.committer.name", ("file", "directory", "partitioned", "magic"))}
-    for k, (key, allowed) in choices.items():
-        if k in value:
-            if value[k] not in allowed:
-                raise SpecError(src, f"{where}.{k}", f"expected one of {', '.join(allowed)}, got {value[k]!r}")
-            conf[key] = value[k]
-    for k, key in (("readahead_range", "fs.s3a.readahead.range"), ("multipart_size", "fs.s3a.multipart.size")):
-        if k in value:
-            try:
-                conf[key] = str(parse_size(value[k]))
-            except ValueError as e:
-                raise SpecError(src, f"{where}.{k}", str(e)) from None
-    if "connection_maximum" in value:
-        conf["fs.s3a.connection.maximum"] = str(_int(src, f"{where}.connection_maximum", value["connection_maximum"], 1))
-    if "signing_algorithm" in value:
-        conf["fs.s3a.signing-algorithm"] = str(value["signing_algorithm"])
-    return conf
-
-
-def _data(src, where, value, base_dir) -> tuple[tuple[str, ...], str, int | None, dict]:
-    """`data`: a list of local dirs, or a table with a `type`: local | shared | hdfs | s3."""
-    if not isinstance(value, dict):
-        return _dirs(src, where, value, base_dir), "local", None, {}
-    kind = value.get("type", "local")
-    if kind == "s3":
-        conf = _s3(src, where, value)
-        prefix = str(value.get("prefix", "")).strip("/")
-        return (f"s3a://{value['bucket']}" + (f"/{prefix}" if prefix else ""),), "s3", None, conf
-    if kind not in DATA_TYPES:
-        raise SpecError(src, f"{where}.type", f"expected one of {', '.join(DATA_TYPES)}, got {kind!r}")
-    if kind == "local":
-        _unknown(src, f"{where}.", value, ("type", "dirs"))
-        return _dirs(src, f"{where}.dirs", value.get("dirs"), base_dir), "local", None, {}
-    if kind == "shared":
-        _unknown(src, f"{where}.", value, ("type", "path"))
-        if "path" not in value:
-            raise SpecError(src, f"{where}.path", "missing: the shared mount's path, the same on every node (e.g. an NFS mount)")
-        return _dirs(src, f"{where}.path", [value["path"]], base_dir), "shared", None, {}
-    _unknown(src, f"{where}.", value, ("type", "uri", "replication"))
-    uri = value.get("uri")
-    if not isinstance(uri, str) or not re.match(r"^hdfs://[^/]+(/.*)?$", uri):
-        raise SpecError(src, f"{where}.uri", f"expected an HDFS URI such as \"hdfs://namenode:8020/benchmarks\", got {uri!r}")
-    replication = value.get("replication")
-    if replication is not None:
-        replication = _int(src, f"{where}.replication", replication, 1)
-    return (uri.rstrip("/"),), "hdfs", replication, {}
-
-
-def _int(src, field_name, value, minimum):
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise SpecError(src, field_name, f"expected a whole number >= {minimum}, got {value!r}")
-    return value
+_int = positive_int
+_dirs = check_dirs
 
 
 def parse_spec(raw: dict, source: str = "<spec>", base_dir: Path | None = None) -> Spec:
@@ -299,10 +175,8 @@ def parse_spec(raw: dict, source: str = "<spec>", base_dir: Path | None = None) 
         _unknown(src, f"{where}.", c, STORAGE_KEYS)
         if "data" not in c:
             raise SpecError(src, f"{where}.data", "missing: the directories that hold the jobs' input and output")
-        data, data_type, replication, store_conf = _data(src, f"{where}.data", c["data"], base_dir)
-        if data_type == "s3" and any(e.kind == "hadoop" for e in engines):
-            raise SpecError(src, f"{where}.data", "s3 storage runs on the spark engine in this version (Hadoop 3.4.2's "
-                            "jobs would need hadoop-aws 3.4.2 beside them); remove the hadoop engine or this configuration")
+        data, data_type, replication, store_conf = parse_data(src, f"{where}.data", c["data"], base_dir)
+        StorageConfig(cname, data, (), data_type=data_type).type.check_engines(src, f"{where}.data", data, {e.kind for e in engines})
         inter, split = c.get("intermediate", list(data)), 1
         if isinstance(inter, dict):
             _unknown(src, f"{where}.intermediate.", inter, INTERMEDIATE_KEYS)
@@ -313,9 +187,6 @@ def parse_spec(raw: dict, source: str = "<spec>", base_dir: Path | None = None) 
                 raise SpecError(src, f"{where}.intermediate.split", f"expected at most 64 subdirectories, got {split}")
             inter = inter["dirs"]
         inter_dirs = _dirs(src, f"{where}.intermediate", inter, base_dir)
-        if data_type == "local" and len(data) > 1 and any(e.kind == "hadoop" for e in engines):
-            raise SpecError(src, f"{where}.data", "the hadoop engine writes each data set to one directory: list one "
-                            "(spreading over several local directories, JBOD-style, is what HDFS does)")
         desc = c.get("description", "")
         storage.append(StorageConfig(cname, data, inter_dirs, split, str(desc), data_type, replication, store_conf))
 
@@ -383,7 +254,7 @@ def parse_spec(raw: dict, source: str = "<spec>", base_dir: Path | None = None) 
     except ValueError as e:
         raise SpecError(src, "probe.size", str(e)) from None
     probe_rt = _int(src, "probe.runtime_s", probe.get("runtime_s", 5), 1)
-    _check_sql_queries(src, workloads)
+    _check_against_producers(src, workloads)
     return Spec(name, src, repeats, engines, tuple(storage), tuple(workloads), baseline, drop, keep,
                 str(raw.get("description", "")), cost, enabled, float(interval), bool(probe.get("enabled", True)),
                 probe_size, probe_rt, tuple(sweeps))
@@ -399,32 +270,20 @@ def _workload_params(src, where, wl, w: dict, engines, config_names) -> dict:
                 raise SpecError(src, f"{where}.{p.name}", str(e)) from None
         else:
             params[p.name] = p.default
-    if params.get("filler") == "random" and any(e.kind == "hadoop" for e in engines):
-        raise SpecError(src, f"{where}.filler", "\"random\" is tierbench's own TeraGen: Hadoop's TeraGen writes only its "
-                        "own filler; use \"hadoop\" or run this study on the spark engine only")
-    if wl.name == "copy" and params["to"] and params["to"] not in config_names:
-        raise SpecError(src, f"{where}.to", f"{params['to']!r} is not a storage configuration; accepted: {', '.join(config_names)}")
-    if wl.name == "textgen" and any(e.kind == "hadoop" for e in engines):
-        own = [k for k in ("plant", "plant_every", "vocabulary", "zipf") if params[k] != wl.param(k).default]
-        if own:
-            raise SpecError(src, f"{where}.{own[0]}", "the hadoop engine runs Hadoop's RandomTextWriter, which has its own "
-                            "word list and plants nothing; drop this field or run textgen on the spark engine only")
-    if wl.name == "textgen" and params["plant_every"] and not params["plant"]:
-        raise SpecError(src, f"{where}.plant", "plant_every is set but there is no `plant` string to plant")
+    problem = wl.check_params(params, {e.kind for e in engines}, config_names)
+    if problem:
+        raise SpecError(src, f"{where}.{problem[0]}", problem[1])
     return params
 
 
-def _check_sql_queries(src, workloads) -> None:
-    from ..workloads.sql import query_names
-
-    gen = next((w for w in workloads if w.name == "sqlgen"), None)
+def _check_against_producers(src, workloads) -> None:
+    """Each workload's parameters against its producer's (e.g. SQL query names of the generated benchmark)."""
     for i, w in enumerate(workloads):
-        if w.name == "sql" and gen is not None and w.params["queries"]:
-            known = query_names(gen.params["benchmark"])
-            bad = [q for q in w.params["queries"] if q not in known]
-            if bad:
-                raise SpecError(src, f"workloads[{i}].queries", f"no {gen.params['benchmark']} query {', '.join(bad)}; "
-                                f"accepted: {', '.join(known)}")
+        wl = WORKLOADS[w.name]
+        producer = next((p for p in workloads if p.name == wl.producer), None)
+        problem = wl.check_with_producer(w.params, producer.params) if producer else None
+        if problem:
+            raise SpecError(src, f"workloads[{i}].{problem[0]}", problem[1])
 
 
 def _expand_storage_sweeps(src, storage_raw: dict, sweeps: list) -> dict:
@@ -483,7 +342,7 @@ def _parse_one_engine(src, where, eng, name) -> EngineSpec:
         if conf_dir is not None and not (isinstance(conf_dir, str) and Path(conf_dir).is_dir()):
             raise SpecError(src, f"{where}.hadoop_conf_dir", f"{conf_dir!r} is not a directory (a Hadoop conf dir with core-site.xml, yarn-site.xml)")
         if mode == "yarn":
-            from ..engines.hadoop.runtime import yarn_conf_dir
+            from ..toolchain import yarn_conf_dir
 
             if yarn_conf_dir(conf_dir) is None:
                 raise SpecError(src, f"{where}.mode", "\"yarn\" needs a Hadoop conf dir: set hadoop_conf_dir, export HADOOP_CONF_DIR, "

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from ..errors import UserError
-from ..spec import Spec, StorageConfig
+from .types import StorageConfig, to_uri
 
 OWNER_FILE = ".tierbench-owner"
 NAMESPACE = "tierbench"
@@ -42,17 +42,12 @@ def _dirname(variant: str) -> str:
     return variant.replace("@", "__")
 
 
-def to_uri(path: Path) -> str:
-    """A local path as Hadoop wants it: file:// + the path, unencoded (Hadoop's Path encodes it itself)."""
-    return "file://" + str(path)
-
-
 def study_root(target_dir: str, study: str) -> Path:
-    return Path(target_dir) / NAMESPACE / study
+    return Path(target_dir) / NAMESPACE / study  # the local side of StorageType.dataset_uris' namespace
 
 
 class StudyLayout:
-    def __init__(self, spec: Spec):
+    def __init__(self, spec):  # a spec.Spec
         self.spec = spec
         targets = []
         for c in spec.storage:
@@ -60,13 +55,13 @@ class StudyLayout:
             targets.extend(c.intermediate)
         self.roots = sorted({study_root(t, spec.name) for t in targets})
         # roots on other file systems (hdfs://), each with the settings to reach it
-        self.remote_roots = {f"{c.data[0]}/{NAMESPACE}/{spec.name}": c.engine_settings()
-                             for c in spec.storage if c.remote}
+        self.namespace = f"{NAMESPACE}/{spec.name}"
+        self.remote_roots = {c.type.remote_root(c.data, self.namespace): c for c in spec.storage if c.remote}
 
     def _fs(self, root: str):
         from .remote import HadoopFs
 
-        return HadoopFs(self.remote_roots[root], s3a=root.startswith("s3a://"))
+        return HadoopFs.for_config(self.remote_roots[root])
 
     # -- ownership --------------------------------------------------------
     def check(self) -> None:
@@ -166,9 +161,11 @@ class StudyLayout:
     # Everything of a variant (a configuration run by one engine) lives under <root>/<variant dir>/.
     def dataset_uris(self, config: StorageConfig, variant: str, repeat: int, dataset: str) -> list[str]:
         """One location per data dir (JBOD): part i of a data set lives in dir i mod n."""
-        if config.remote:
-            return [f"{config.data[0]}/{NAMESPACE}/{self.spec.name}/{_dirname(variant)}/r{repeat}/{dataset}"]
-        return [to_uri(p) for p in self.dataset_dirs(config, variant, repeat, dataset)]
+        return config.type.dataset_uris(config.data, self.namespace, self._rel(variant, repeat, dataset))
+
+    @staticmethod
+    def _rel(variant: str, repeat: int, dataset: str = "") -> str:
+        return f"{_dirname(variant)}/r{repeat}" + (f"/{dataset}" if dataset else "")
 
     def dataset_dirs(self, config: StorageConfig, variant: str, repeat: int, dataset: str) -> list[Path]:
         """The local directories of a data set (none on hdfs)."""
@@ -176,7 +173,7 @@ class StudyLayout:
 
     def remove_repeat(self, config: StorageConfig, variant: str, repeat: int) -> None:
         if config.remote:
-            self.remove_uri(f"{config.data[0]}/{NAMESPACE}/{self.spec.name}/{_dirname(variant)}/r{repeat}")
+            self.remove_uri(config.type.dataset_uris(config.data, self.namespace, self._rel(variant, repeat))[0])
         for d in config.local_data:
             self.remove(study_root(d, self.spec.name) / _dirname(variant) / f"r{repeat}")
         self.remove(self.scratch_dir(config, variant, repeat, "x").parent)

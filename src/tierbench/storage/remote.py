@@ -30,6 +30,11 @@ class HadoopFs:
         self.settings = settings or {}
         self.s3a = s3a
 
+    @classmethod
+    def for_config(cls, config) -> "HadoopFs":
+        """The shell for a storage configuration's remote file system, with its settings and connector."""
+        return cls(config.engine_settings(), s3a=config.type.s3a)
+
     def _shell(self, *args: str) -> subprocess.CompletedProcess:
         from ..engines.hadoop.runtime import java_bin
         from ..engines.jobs_jar import pyspark_home

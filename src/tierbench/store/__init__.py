@@ -1,5 +1,5 @@
 """Raw results: an append-only, schema-versioned folder per study."""
 
-from .results import ResultsDir, SCHEMA_VERSION, RECORD_FIELDS
+from .results import ResultsDir, SCHEMA_VERSION, RECORD_FIELDS, latest_ok
 
-__all__ = ["ResultsDir", "SCHEMA_VERSION", "RECORD_FIELDS"]
+__all__ = ["ResultsDir", "SCHEMA_VERSION", "RECORD_FIELDS", "latest_ok"]

@@ -4,8 +4,8 @@ runs.jsonl is append-only: one JSON object per line, written and fsync'ed
 the moment a run ends, so a killed study loses nothing that finished.
 Reports and exports are pure functions of this folder.
 
-Format history (schema_version):
-  1 - first version (tierbench 0.1.0).
+The schema version and its format history are in record.py (and docs/results.md); folders written by an
+older version are upgraded as they are read (the files are not rewritten).
 """
 
 import json
@@ -13,17 +13,18 @@ import os
 from pathlib import Path
 
 from ..errors import UserError
+from .record import RECORD_FIELDS, SCHEMA_VERSION, upgrade  # noqa: F401 (RECORD_FIELDS: re-exported)
 
-SCHEMA_VERSION = 1
 STUDY_FILE = "study.json"
 RUNS_FILE = "runs.jsonl"
 
-# The fields every run record has; see docs/results.md.
-RECORD_FIELDS = (
-    "schema_version", "study", "run_key", "variant", "config", "workload", "label", "params", "engine", "engine_kind", "knobs", "repeat", "attempt",
-    "status", "wall_s", "metrics", "details", "started_at", "ended_at", "error", "page_cache_dropped",
-    "tool_version", "git_commit", "command_line", "engine_version", "engine_conf", "storage", "machine",
-)
+def latest_ok(records: list[dict]) -> dict[str, dict]:
+    """The last ok record of each run key (a run re-done after a failure supersedes it)."""
+    out = {}
+    for r in records:
+        if r.get("status") == "ok":
+            out[r["run_key"]] = r
+    return out
 
 
 class ResultsDir:
@@ -73,8 +74,9 @@ class ResultsDir:
         except ValueError as e:
             raise UserError(f"{self.study_file}: damaged ({e})") from None
         version = study.get("schema_version")
-        if version != SCHEMA_VERSION:
-            raise UserError(f"{self.study_file}: results schema version {version}, this tierbench reads {SCHEMA_VERSION}")
+        if not isinstance(version, int) or not 1 <= version <= SCHEMA_VERSION:
+            raise UserError(f"{self.study_file}: results schema version {version}, this tierbench reads 1 to {SCHEMA_VERSION} "
+                            "(results of a newer tierbench: upgrade tierbench to read them)")
         return study
 
     def append(self, record: dict) -> None:
@@ -94,7 +96,7 @@ class ResultsDir:
                 if not line.strip():
                     continue
                 try:
-                    out.append(json.loads(line))
+                    out.append(upgrade(json.loads(line)))
                 except ValueError:
                     # a line cut short by a kill mid-write: everything before it is intact
                     if n == sum(1 for _ in open(self.runs_file)):

@@ -1,5 +1,8 @@
-"""Engine-neutral workload definitions: parameters, data flow, metrics."""
+"""Workloads: one module per family (tera, dfsio, text, shuffle, data, sql), each owning every fact of its
+workloads (parameters, engines and how they run it, metrics, checks, phases, IO roles). See base.py."""
 
-from .registry import WORKLOADS, METRICS, Workload, Param, generator_tasks, get_workload
+from .base import METRICS, IORoles, Measurement, Metric, Param, Workload, generator_tasks
+from .registry import WORKLOADS, get_workload, measure
 
-__all__ = ["WORKLOADS", "METRICS", "Workload", "Param", "generator_tasks", "get_workload"]
+__all__ = ["WORKLOADS", "METRICS", "IORoles", "Measurement", "Metric", "Param", "Workload", "generator_tasks",
+           "get_workload", "measure"]

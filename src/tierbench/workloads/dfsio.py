@@ -13,6 +13,11 @@ from decimal import Decimal, ROUND_HALF_EVEN
 
 import numpy as np
 
+from ..units import MB
+from .base import IORoles, Measurement, Metric, Param, Workload, define_metrics
+
+ORDER = 20
+
 MEGA = np.float32(1 << 20)
 f32 = np.float32
 
@@ -72,3 +77,91 @@ def dfsio_figures(task_bytes: list[int], task_ms: list[int], exec_ms: int) -> Df
         exec_time_s=float(exec_s),
         aggregate_throughput_mb_s=float(size) / (1 << 20) / max(exec_ms / 1000.0, 1e-9),
     )
+
+
+# -- the workloads ----------------------------------------------------------------------------------------------
+define_metrics(
+    aggregate_throughput_mb_s=Metric("MB/s", "DFSIO: total MB / wall seconds of the job, the cluster-wide rate the studies plot"),
+    avg_io_rate_mb_s=Metric("MB/s", "DFSIO: mean of the per-task rates (TestDFSIO 'Average IO rate mb/sec')"),
+    io_rate_std_dev_mb_s=Metric("MB/s", "DFSIO: standard deviation of the per-task rates (TestDFSIO 'IO rate std deviation')", False),
+    exec_time_s=Metric("s", "DFSIO: the job's wall time as TestDFSIO prints it ('Test exec time sec')", False),
+)
+_METRICS = ("throughput_mb_s", "aggregate_throughput_mb_s", "avg_io_rate_mb_s", "io_rate_std_dev_mb_s", "exec_time_s",
+            "data_mb", "files")
+
+
+def _size_arg(n: int) -> str:
+    return f"{n // MB}MB" if n % MB == 0 else f"{n}B"
+
+
+class _Dfsio(Workload):
+    """TestDFSIO: one task per file; write and read share the figures and the Hadoop invocation."""
+    metrics = _METRICS
+    hadoop_main = "org.apache.hadoop.fs.TestDFSIO"
+    writing: bool
+
+    def _files(self, req) -> dict:  # how many files of what size: the writer's parameters
+        return req.params if self.writing else req.producer.params
+
+    def spark_params(self, req):
+        f = self._files(req)
+        return {"dirs": req.outputs if self.writing else req.inputs, "files": f["files"], "file_bytes": f["file_size"],
+                "buffer_bytes": req.params["buffer_size"]}
+
+    def hadoop_command(self, req, mode):
+        f = self._files(req)
+        return ({"test.build.data": (req.outputs or req.inputs)[0]},
+                ["-write" if self.writing else "-read", "-nrFiles", str(f["files"]), "-fileSize", _size_arg(f["file_size"]),
+                 "-bufferSize", str(req.params["buffer_size"]), "-resFile", str(req.scratch / "TestDFSIO_results.log")])
+
+    def hadoop_result(self, log, req):
+        printed = log.dfsio_printed()
+        if "Test exec time sec" not in printed:
+            raise ValueError("TestDFSIO printed no results (is log4j.properties on the classpath?)")
+        sizes, times = log.dfsio_tasks()
+        return {"testdfsio": printed, "task_bytes": sizes, "task_ms": times}, float(printed["Test exec time sec"])
+
+    def measure(self, job, wall_s, produced):
+        if job.get("task_bytes"):
+            fig = dfsio_figures(job["task_bytes"], job["task_ms"], int(round(wall_s * 1000)))
+            metrics = {"throughput_mb_s": fig.throughput_mb_s, "aggregate_throughput_mb_s": fig.aggregate_throughput_mb_s,
+                       "avg_io_rate_mb_s": fig.avg_io_rate_mb_s, "io_rate_std_dev_mb_s": fig.io_rate_std_dev_mb_s,
+                       "exec_time_s": fig.exec_time_s, "data_mb": fig.total_mb, "files": fig.files}
+            details = {"task_bytes": job["task_bytes"], "task_ms": job["task_ms"], "testdfsio": fig.printed()}
+            if job.get("testdfsio"):
+                details["testdfsio_printed"] = job["testdfsio"]  # what upstream TestDFSIO itself printed
+            return Measurement(metrics, details)
+        # per-task timings not visible (tasks ran in YARN containers): TestDFSIO's own printed figures
+        p = {k: float(v.replace(",", "")) for k, v in job["testdfsio"].items()}
+        metrics = {"throughput_mb_s": p["Throughput mb/sec"],
+                   "aggregate_throughput_mb_s": p["Total MBytes processed"] / max(p["Test exec time sec"], 1e-9),
+                   "avg_io_rate_mb_s": p["Average IO rate mb/sec"], "io_rate_std_dev_mb_s": p["IO rate std deviation"],
+                   "exec_time_s": p["Test exec time sec"], "data_mb": p["Total MBytes processed"], "files": p["Number of files"]}
+        return Measurement(metrics, {"testdfsio": job["testdfsio"]})
+
+
+class DfsioWrite(_Dfsio):
+    name, title = "dfsio-write", "DFSIO write"
+    doc = "TestDFSIO write: `files` files of `file_size` each, one task per file, 100% sequential writes."
+    params = (Param("files", "count", 4, "files to write, one task each", 1),
+              Param("file_size", "size", 64 * MB, "size of each file, e.g. \"64MB\""),
+              Param("buffer_size", "size", 1_000_000, "bytes per write call (TestDFSIO's default: 1000000)"))
+    produces = "dfsio-files"
+    phases = ("write",)
+    io = IORoles(input=None, intermediate=None, output="data_mb")
+    spark_job = "Dfsio.write"
+    writing = True
+
+
+class DfsioRead(_Dfsio):
+    name, title = "dfsio-read", "DFSIO read"
+    doc = "TestDFSIO read: reads back the files dfsio-write wrote, one task per file, 100% sequential."
+    params = (Param("buffer_size", "size", 1_000_000, "bytes per read call"),)
+    consumes, producer = "dfsio-files", "dfsio-write"
+    phases = ("read",)
+    io = IORoles(input="data_mb", intermediate=None, output=None)
+    spark_job = "Dfsio.read"
+    writing = False
+
+
+WORKLOADS = (DfsioWrite(), DfsioRead())

@@ -10,6 +10,11 @@ import sys
 from pathlib import Path
 
 from ..errors import UserError
+from ..job import JobOutcome
+from ..units import MB
+from .base import SPLIT, IORoles, Measurement, Metric, Param, Workload, define_metrics
+
+ORDER = 60
 
 QUERY_DIR = Path(__file__).resolve().parent / "queries"
 BENCHMARKS = ("tpch", "tpcds")
@@ -112,3 +117,110 @@ def duckdb_check(benchmark: str, table_dirs: dict[str, Path], results: list[dict
             continue
         verdict[q["name"]] = same_rows(q["data"], [list(r) for r in expected])
     return verdict
+
+
+# -- the workloads ----------------------------------------------------------------------------------------------
+define_metrics(
+    queries=Metric("queries", "sql: queries run"),
+    queries_s=Metric("s", "sql: the queries' times added up, each from submission to its last row collected", False),
+    gen_s=Metric("s", "sqlgen: tpcgen-cli's time to generate the tables locally", False),
+    upload_s=Metric("s", "sqlgen: time to write the tables to the storage under test", False),
+)
+
+
+class SqlGen(Workload):
+    name, title = "sqlgen", "SQL data generation"
+    doc = "Generates TPC-H or TPC-DS tables as Parquet with tpcgen-cli and writes them to the storage under test."
+    params = (Param("benchmark", "choice", "tpch", "which schema and queries", choices=BENCHMARKS),
+              Param("scale", "number", 0.1, "scale factor (1: about 1 GB of TPC-H text data)"),
+              Param("parts", "count", 2, "Parquet files per table", 1),
+              Param("output_codec", "choice", "snappy", "Parquet compression", choices=tuple(PARQUET_CODECS)))
+    produces = "sql-tables"
+    metrics = ("stored_mb", "gen_s", "upload_s")
+    phases = ("upload",)
+    io = IORoles(input=None, intermediate=None, output="stored_mb")
+    spark_job = "Sql.upload"
+
+    def spark_run(self, req, run_job, on_progress):
+        """tpcgen-cli writes the tables locally (in the run's scratch dir), then the driver copies them to the
+        storage under test through Hadoop's FileSystem, as a loader would; both times are recorded."""
+        import time
+
+        p = req.params
+        t0 = time.perf_counter()
+        try:
+            local = generate(p["benchmark"], p["scale"], p["parts"], p["output_codec"], req.scratch / "tables")
+        except RuntimeError as e:
+            return JobOutcome(False, time.perf_counter() - t0, error=str(e))
+        gen_s = time.perf_counter() - t0
+        targets = table_uris(p["benchmark"], req.outputs)
+        out = run_job(self.spark_job, {"copies": [["file://" + str(local[t]), targets[t]] for t in local]}, on_progress)
+        shutil.rmtree(req.scratch / "tables", ignore_errors=True)  # the local copy was only a staging area
+        if out.ok:
+            out.result.update(gen_s=gen_s, upload_s=out.wall_s, tables=sorted(local))
+            out.wall_s = gen_s + out.wall_s
+        return out
+
+    def measure(self, job, wall_s, produced):
+        m = {"stored_mb": job["bytes_written"] / MB, "gen_s": job["gen_s"], "upload_s": job["upload_s"]}
+        return Measurement(m, {"tables": job["tables"]})
+
+
+class Sql(Workload):
+    name, title = "sql", "SQL queries"
+    doc = ("Runs a batch of TPC-H or TPC-DS queries on Spark SQL over sqlgen's Parquet tables, timing each. "
+           "With verify = true the answers are checked against DuckDB on the same files (a tiny scale factor: "
+           "remote tables are fetched to do it) and a difference fails the run.")
+    params = (Param("queries", "names", None, "query names (default: all that tierbench ships for the benchmark: "
+                    "TPC-H q01 q03 q04 q05 q06 q10 q12 q14; TPC-DS q03 q42 q52 q55 q96)"),
+              SPLIT,
+              Param("partitions", "count", 0, "spark.sql.shuffle.partitions (0: Spark's default)"),
+              Param("verify", "bool", False, "check every answer against DuckDB reading the same Parquet"))
+    consumes, producer = "sql-tables", "sqlgen"
+    metrics = ("queries_s", "queries", "data_mb")
+    phases = ()  # one Spark stage per query step: too many to name; the profile shows them as stage N
+    io = IORoles(input="data_mb", intermediate=None, output=None)
+    verifies = True
+    spark_job = "Sql.run"
+
+    def check_with_producer(self, params, producer_params):
+        known = query_names(producer_params["benchmark"])
+        bad = [q for q in params["queries"] or () if q not in known]
+        if bad:
+            return "queries", f"no {producer_params['benchmark']} query {', '.join(bad)}; accepted: {', '.join(known)}"
+        return None
+
+    def spark_params(self, req):
+        bench = req.producer.params["benchmark"]
+        return {"tables": table_uris(bench, req.inputs), "queries": queries(bench, req.params["queries"] or query_names(bench)),
+                "split_bytes": req.params["split_size"], "partitions": req.params["partitions"]}
+
+    def extra_check_phase(self, params):
+        return "checking the answers with DuckDB" if params["verify"] else None
+
+    def extra_check(self, req, result, fetch_tables):
+        """DuckDB's answers to the same queries on the same Parquet files (fetched first from a remote store).
+        When the check cannot run, the run fails with the reason (its record is kept)."""
+        bench = req.producer.params["benchmark"]
+        try:
+            dirs = fetch_tables(table_uris(bench, req.inputs))
+            result["verification"] = duckdb_check(bench, dirs, result["queries"])
+        except Exception as e:
+            result["verification"] = {"check": f"DuckDB could not run the check: {str(e).splitlines()[0][:300]}"}
+
+    def measure(self, job, wall_s, produced):
+        qs = job["queries"]
+        m = {"queries_s": sum(q["ms"] for q in qs) / 1000, "queries": len(qs)}
+        if "bytes_read" in job:
+            m["data_mb"] = job["bytes_read"] / MB
+        details = {"queries": [{"name": q["name"], "s": q["ms"] / 1000, "rows": q["rows"]} for q in qs]}
+        failure = None
+        if "verification" in job:
+            details["verification"] = job["verification"]
+            bad = {k: v for k, v in job["verification"].items() if v}
+            if bad:
+                failure = "SQL: Spark's answers not confirmed by DuckDB: " + "; ".join(f"{k}: {v}" for k, v in list(bad.items())[:3])
+        return Measurement(m, details, failure)
+
+
+WORKLOADS = (SqlGen(), Sql())

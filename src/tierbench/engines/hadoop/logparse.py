@@ -98,3 +98,32 @@ def task_phases(log: str) -> list[dict]:
         out.append({"phase": "shuffle", "start_ms": min(starts["r"]), "end_ms": cut})
         out.append({"phase": "reduce/output", "start_ms": cut, "end_ms": max(ends["r"])})
     return out
+
+
+class HadoopLog:
+    """A finished Hadoop job's log, as the workloads read it (their hadoop_result): counters, splits, timings."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self.groups = counters(text)  # the last job's counters, by group
+        self.counters = {name: v for g in self.groups.values() for name, v in g.items()}
+
+    def counters_of(self, block: int) -> dict[str, int]:
+        """The counters of the `block`-th job of a program that runs several (Grep: 0 is the search)."""
+        return {name: v for g in counters(self.text, block).values() for name, v in g.items()}
+
+    def splits(self) -> int:
+        found = re.findall(r"number of splits:(\d+)", self.text)
+        return int(found[0]) if found else 0
+
+    def maps_done(self) -> int:
+        return len(re.findall(r"Task 'attempt_\S+_m_\d+_\d+' done", self.text))
+
+    def job_seconds(self) -> float | None:
+        return job_seconds(self.text)
+
+    def dfsio_printed(self) -> dict[str, str]:
+        return dfsio_printed(self.text)
+
+    def dfsio_tasks(self) -> tuple[list[int], list[int]]:
+        return dfsio_tasks(self.text)

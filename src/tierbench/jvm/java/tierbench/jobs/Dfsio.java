@@ -23,6 +23,14 @@ import org.apache.spark.api.java.JavaSparkContext;
 final class Dfsio {
   private Dfsio() {}
 
+  static ObjectNode write(JavaSparkContext jsc, JsonNode p) throws Exception {
+    return run(jsc, p, true);
+  }
+
+  static ObjectNode read(JavaSparkContext jsc, JsonNode p) throws Exception {
+    return run(jsc, p, false);
+  }
+
   static ObjectNode run(JavaSparkContext jsc, JsonNode p, boolean write) throws Exception {
     final DataSet files = new DataSet(Jobs.strings(p.get("dirs")));
     final int n = p.get("files").asInt();

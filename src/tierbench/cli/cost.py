@@ -1,0 +1,56 @@
+"""tierbench cost: cost per job for a runtime and a price, or a published cost table recomputed."""
+
+import argparse
+import json
+
+from ..errors import UserError
+
+
+def add_parser(subparsers):
+    c = subparsers.add_parser("cost", help="cost per job for a runtime and a price, or recompute a published cost table",
+                              formatter_class=argparse.RawDescriptionHelpFormatter,
+                              description="What-if pricing without running anything, with the studies' formulas:\n"
+                                          "  jobs/day = 86400 / runtime_s x utilisation; jobs in N years = jobs/day x 365 x N;\n"
+                                          "  $/job = price / jobs in N years.",
+                              epilog="examples:\n"
+                                     "  tierbench cost --runtime-s 11589 --price-usd 37561\n"
+                                     "  tierbench cost --runtime-s 485 --price-usd 46567 --years 5 --json\n"
+                                     "  tierbench cost --reference ../shared/reference/seed_results.toml#sandisk_testdfsio_2014")
+    c.add_argument("--runtime-s", type=float, help="one job's runtime in seconds")
+    c.add_argument("--price-usd", type=float, help="the configuration's price in USD")
+    c.add_argument("--years", type=float, default=3, help="period of use in years (default: 3)")
+    c.add_argument("--utilisation", type=float, default=1.0, help="share of the period spent running the job (default: 1)")
+    c.add_argument("--reference", metavar="FILE#SECTION", help="recompute a published table from a reference file")
+    c.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    return c
+
+
+def run(args) -> int:
+    from ..analysis.cost import cost_per_job
+    from ..analysis.reference import FIGURES, recompute
+
+    if args.reference:
+        rows, note = recompute(args.reference, args.years)
+        if args.json:
+            print(json.dumps([r.__dict__ for r in rows], indent=2))
+        else:
+            print(f"{args.reference} ({note})")
+            print(f"{'config':<44} {'runtime s':>10} {'price $':>9} {'jobs/day':>20} {'jobs in 3 years':>24} {'$/job':>14}  check")
+            for r in rows:
+                cells = [f"{r.shown(f, 'computed')} ({r.shown(f, 'published')})" for f in FIGURES]
+                worst = "MISMATCH" if "MISMATCH" in r.status.values() else ("last digit" if "last digit" in r.status.values() else "exact")
+                print(f"{r.config + ' ' + r.column:<44} {r.runtime_s:>10g} {r.price_usd:>9g} {cells[0]:>20} {cells[1]:>24} {cells[2]:>14}  {worst}")
+            print("computed (published); 'last digit': one unit off in the last published digit")
+        return 1 if any("MISMATCH" in r.status.values() for r in rows) else 0
+    if args.runtime_s is None or args.price_usd is None:
+        raise UserError("cost: give --runtime-s and --price-usd (or --reference FILE#SECTION)")
+    c = cost_per_job(args.runtime_s, args.price_usd, args.years, args.utilisation)
+    if args.json:
+        print(json.dumps(c.to_dict(), indent=2))
+    else:
+        print(f"runtime              {c.runtime_s:g} s")
+        print(f"price                ${c.price_usd:,.2f}")
+        print(f"jobs per day         {c.jobs_per_day:,.2f}   (86400 / runtime x utilisation {c.utilisation:g})")
+        print(f"jobs in {c.years:g} years      {c.jobs_in_period:,.2f}")
+        print(f"$ per job            ${c.usd_per_job:,.4f}   (hardware only)")
+    return 0

@@ -1,0 +1,42 @@
+"""tierbench probe SPEC: each storage directory's device measured with fio, stored with the study's results."""
+
+import sys
+from pathlib import Path
+
+from ..errors import UserError
+
+
+def add_parser(subparsers):
+    pr = subparsers.add_parser("probe", help="measure each storage directory's device with fio (ceilings for the report)",
+                               description="Runs fio on the device behind every directory of a spec: sequential write and read "
+                                           "(1 MiB, O_DIRECT, queue depth 8) and random 64 KiB reads. Files go under tierbench's "
+                                           "namespaced root and are deleted. The result is stored with the study's results, and "
+                                           "the report then shows each run's throughput as a share of its device's ceiling. "
+                                           "A spec can also say probe = true to do this before a study.")
+    pr.add_argument("spec", help="study spec (TOML)")
+    pr.add_argument("--out", help="results directory (default: ./tierbench-results/<study name>)")
+    pr.add_argument("--size", default=None, help="bytes per device test, e.g. 256MB (default: the spec's probe.size or 256MB)")
+    return pr
+
+
+def run(args) -> int:
+    from ..sampling.probe import probe_study
+    from ..spec import load_spec
+    from ..units import parse_size
+
+    spec = load_spec(args.spec)
+    try:
+        size = parse_size(args.size) if args.size else spec.probe_size
+    except ValueError as e:
+        raise UserError(f"--size: {e}") from None
+    out = Path(args.out) if args.out else Path("tierbench-results") / spec.name
+    result, where = probe_study(spec, out, size, on_phase=lambda t: print(t, file=sys.stderr))
+    print(f"{'device':<12} {'seq write MB/s':>15} {'seq read MB/s':>14} {'rand 64K MB/s':>14} {'IOPS':>8}  directories")
+    for dev, p in result.items():
+        t = p.get("tests", {})
+        g = lambda k, f: f"{t[k][f]:.0f}" if k in t else "–"
+        print(f"{dev:<12} {g('seq_write', 'mb_s'):>15} {g('seq_read', 'mb_s'):>14} {g('rand_read_64k', 'mb_s'):>14} "
+              f"{g('rand_read_64k', 'iops'):>8}  {', '.join(p['dirs'])}" + ("" if p.get("direct_io") else "  (buffered: O_DIRECT refused)")
+              + (f"  error: {p['error']}" if p.get("error") else ""))
+    print(f"stored in {where}")
+    return 0

@@ -1,0 +1,49 @@
+"""tierbench run SPEC: run a study and write its report."""
+
+import sys
+from pathlib import Path
+
+
+def add_parser(subparsers):
+    r = subparsers.add_parser("run", help="run a study from a spec file and write its report",
+                              description="Validate the spec in full, then run every (repeat x configuration x workload), "
+                                          "recording each run the moment it ends, and write report.html and report.md.")
+    r.add_argument("spec", help="study spec (TOML); see examples/ and docs/spec.md")
+    r.add_argument("--out", help="results directory (default: ./tierbench-results/<study name>)")
+    r.add_argument("--resume", action="store_true", help="continue an interrupted study: skip runs already recorded ok")
+    add_allow_mixed(r)
+    return r
+
+
+def add_allow_mixed(p) -> None:
+    p.add_argument("--allow-mixed", action="store_true", help="with --resume: pool new runs with runs recorded on another "
+                   "machine or by another tierbench version (refused otherwise; the report warns)")
+
+
+def run(args) -> int:
+    return run_study(args.spec, args.out, args.resume, allow_mixed=args.allow_mixed)
+
+
+def run_study(spec_path: str, out: str | None, resume: bool, base_dir: Path | None = None, raw=None,
+              allow_mixed: bool = False) -> int:
+    """Run the study in spec_path (or the already-read TOML `raw`, named spec_path), render its report, say where."""
+    from ..spec import load_spec, parse_spec
+
+    spec = parse_spec(raw, source=spec_path, base_dir=base_dir) if raw is not None else load_spec(spec_path)
+    from ..runner import StudyRunner  # the engines and the sampler: only for a valid spec
+
+    out_dir = Path(out) if out else Path("tierbench-results") / spec.name
+    runner = StudyRunner(spec, out_dir, [Path(sys.argv[0]).name] + sys.argv[1:], resume=resume, allow_mixed=allow_mixed)
+    results = runner.run()
+    from ..report import render_report  # numpy/scipy/matplotlib: only once there is something to report
+
+    html_path, md_path = render_report(results.path, allow_mixed=allow_mixed)
+    records = results.records()
+    failed = {r["run_key"] for r in records if r["status"] != "ok"} - {r["run_key"] for r in records if r["status"] == "ok"}
+    print(f"\nreport: {html_path.resolve()}")
+    print(f"        {md_path.resolve()}")
+    print(f"runs:   {results.runs_file.resolve()}")
+    if failed:
+        print(f"{len(failed)} run(s) failed; see the report. Re-run them with: tierbench run {spec_path} --out {out_dir} --resume", file=sys.stderr)
+        return 1
+    return 0

@@ -1,0 +1,78 @@
+"""tierbench services up|down|status NAME: real local servers on 127.0.0.1.
+
+What each service prints is its own (`up_lines`, `status_line`); this module
+maps the options to the service's constructor and prints.
+"""
+
+import argparse
+import sys
+from pathlib import Path
+
+from ..errors import UserError
+
+
+def add_parser(subparsers):
+    sv = subparsers.add_parser("services", help="start, stop or inspect real local servers (yarn, spark) on 127.0.0.1",
+                               formatter_class=argparse.RawDescriptionHelpFormatter,
+                               description="Real servers for trying tierbench on one machine, each in its own directory with "
+                                           "its configuration, logs and pid files. Bound to 127.0.0.1 only.\n"
+                                           "  yarn   ResourceManager + NodeManager (Hadoop 3.4.2); its conf dir is what a\n"
+                                           "         hadoop engine in mode = \"yarn\" submits with\n"
+                                           "  spark  a Spark standalone Master + --workers Workers (pyspark's own); a spark\n"
+                                           "         engine with master = \"spark://127.0.0.1:PORT\" runs on it\n"
+                                           "  hdfs   a NameNode + --datanodes DataNodes (Hadoop 3.4.2): data = { type = \"hdfs\", ... }\n"
+                                           "  s3     a single-node Ceph (mon, mgr, OSD, radosgw) with an S3 user and bucket:\n"
+                                           "         data = { type = \"s3\", ... }; installs Ceph from Debian when root",
+                               epilog="examples:\n"
+                                      "  tierbench services up yarn\n"
+                                      "  export HADOOP_CONF_DIR=$(tierbench services status yarn --conf-dir)\n"
+                                      "  tierbench services down yarn\n"
+                                      "  tierbench services up spark --workers 2")
+    sv.add_argument("action", choices=("up", "down", "status"))
+    sv.add_argument("service", choices=("yarn", "spark", "hdfs", "s3"))
+    sv.add_argument("--datanodes", type=int, default=2, help="hdfs: number of DataNodes (default: 2)")
+    sv.add_argument("--port", type=int, help="hdfs: the NameNode's RPC port; s3: radosgw's port; so that specs can name a fixed "
+                    "address such as hdfs://127.0.0.1:8020 or http://127.0.0.1:7480 (default: a free port)")
+    sv.add_argument("--datanode-dirs", type=int, default=1, help="hdfs: data dirs per DataNode (default: 1)")
+    sv.add_argument("--data-dir", action="append", help="hdfs: where DataNodes keep their blocks (repeat for several "
+                    "devices; DataNode i uses the i-th, round-robin; default: inside the service's directory)")
+    sv.add_argument("--workers", type=int, default=2, help="spark: number of Workers (default: 2), 1 core and 1 GB each")
+    sv.add_argument("--dir", help="the service's directory (default: ~/.cache/tierbench/services/NAME)")
+    sv.add_argument("--conf-dir", action="store_true", help="status: print only the service's Hadoop conf dir")
+    return sv
+
+
+def _service(args):
+    """The service object for args.service, from the options that apply to it (the others are ignored)."""
+    from ..services.base import default_dir
+    from ..services.yarn import services
+
+    home = Path(args.dir) if args.dir else default_dir(args.service)
+    if args.workers < 1:
+        raise UserError(f"--workers: at least 1, got {args.workers}")
+    if args.port is not None and (args.service not in ("hdfs", "s3") or not 1 <= args.port <= 65535):
+        raise UserError(f"--port: a port 1-65535 for hdfs or s3, got {args.port} for {args.service}")
+    if args.service == "hdfs" and (args.datanodes < 1 or args.datanode_dirs < 1):
+        raise UserError("--datanodes and --datanode-dirs: at least 1")
+    options = {
+        "yarn": {},
+        "spark": {"workers": args.workers},
+        "hdfs": {"datanodes": args.datanodes, "dirs_per_datanode": args.datanode_dirs, "data_dirs": args.data_dir, "port": args.port},
+        "s3": {"port": args.port},
+    }
+    return services()[args.service](home, **options[args.service])
+
+
+def run(args) -> int:
+    svc = _service(args)
+    if args.action == "up":
+        st = svc.up(on_phase=lambda t: print(f"{args.service}: {t}", file=sys.stderr))
+        for line in svc.up_lines(st):
+            print(line)
+        return 0
+    if args.action == "down":
+        print(f"{args.service}: {'stopped' if svc.down() else 'was not running'}")
+        return 0
+    line, ok = svc.status_line(svc.status(), conf_dir_only=args.conf_dir)
+    print(line)
+    return 0 if ok else 3

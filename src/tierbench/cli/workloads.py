@@ -1,0 +1,26 @@
+"""tierbench workloads: what can run, with parameters, metrics and engines."""
+
+
+def add_parser(subparsers):
+    return subparsers.add_parser("workloads", help="list the workloads, their parameters, metrics and engines")
+
+
+def run(args) -> int:
+    from ..workloads import WORKLOADS, METRICS
+    from ..units import format_size
+
+    for w in WORKLOADS.values():
+        flow = []
+        if w.consumes:
+            flow.append(f"reads {w.producer}'s output")
+        if w.produces:
+            flow.append(f"writes {w.produces}")
+        print(f"{w.name}  ({w.title}; engines: {', '.join(w.engines)}{'; ' if flow else ''}{', '.join(flow)})")
+        print(f"    {w.doc}")
+        for p in w.params:
+            default = "none" if p.default is None else (format_size(p.default) if p.kind == "size" else
+                                                        str(p.default).lower() if p.kind == "bool" else repr(p.default) if p.kind == "text" else p.default)
+            print(f"    {p.name:<12} {p.kind:<6} default {default}: {p.doc}")
+        print(f"    metrics: {', '.join(f'{m} [{METRICS[m].unit}]' for m in w.metrics)}")
+        print()
+    return 0

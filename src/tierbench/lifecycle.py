@@ -1,0 +1,184 @@
+"""One run's lifecycle, as named steps in a fixed order (tests/test_lifecycle.py holds the order):
+
+  prepare         paths and inputs; stale output of an interrupted attempt removed; the engine ready
+  drop_caches     the page cache dropped (as root, unless the spec says never)
+  start_sampling  devices, CPU, network and the engine's process IO sampled from here
+  run             the engine runs the job
+  stop_sampling   sampling stops after a sync (the job's writeback is its own phase)
+  verify          the workload's checks (its measure(), and e.g. DuckDB for SQL); may fail the run
+  record          the record appended to runs.jsonl and fsync'ed, the moment the run ends
+  clean_up        the (variant, repeat)'s data deleted once all its runs are ok (only under tierbench's roots)
+
+A step that cannot go on (no input, the job failed) skips to `record`; `record` and `clean_up` always run.
+"""
+
+import os
+import subprocess
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Callable
+
+from .engines.base import EngineError
+from .errors import UserError
+from .job import JobRequest
+from .machine import machine_facts, tool_facts
+from .sampling.devices import device_of
+from .sampling.phases import phase_intervals
+from .sampling.sampler import Sampler
+from .spec.knobs import run_knobs
+from .store.record import RunRecord, io_of
+from .workloads import measure
+
+STEPS = ("prepare", "drop_caches", "start_sampling", "run", "stop_sampling", "verify", "record", "clean_up")
+DROP_CACHES_FILE = Path("/proc/sys/vm/drop_caches")
+
+
+def can_drop_caches() -> bool:
+    return os.geteuid() == 0 and os.access(DROP_CACHES_FILE, os.W_OK)
+
+
+def drop_page_cache() -> bool:
+    try:
+        subprocess.run(["sync"], check=False, timeout=120)
+        DROP_CACHES_FILE.write_text("3\n")
+        return True
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+def now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+
+
+class _Stop(Exception):
+    """The run cannot go on: what is known is recorded."""
+
+
+class RunLifecycle:
+    """Runs one planned run of a study through STEPS. `study` is the StudyRunner (spec, layout, results,
+    copy targets, clean-up); `done`: the ok records so far by run key; `on_step(name)` is told each step."""
+
+    def __init__(self, study, planned, engine, done: dict, progress, on_step: Callable[[str], None] | None = None):
+        self.study, self.planned, self.engine, self.done, self.progress = study, planned, engine, done, progress
+        self.on_step = on_step or (lambda name: None)
+        spec = study.spec
+        self.config = spec.config(planned.config)
+        self.wspec = next(w for w in spec.workloads if w.label == planned.label)
+        self.wl = self.wspec.definition
+        self.producer = next((w for w in spec.workloads if w.name == self.wl.producer), None)
+        self.local_dirs = study.layout.intermediate_dirs(self.config, planned.variant)
+        self.record = RunRecord(
+            study=spec.name, run_key=planned.key, variant=planned.variant, config=self.config.name, workload=self.wspec.name,
+            label=self.wspec.label, params=self.wspec.params, engine=engine.name, engine_kind=engine.kind,
+            knobs=run_knobs(spec.engine(planned.engine), self.config, self.wspec.params), repeat=planned.repeat,
+            storage={"name": self.config.name, "type": self.config.data_type, "data": list(self.config.data),
+                     "intermediate": list(self.config.intermediate), "split": self.config.split,
+                     "local_dirs": [str(d) for d in self.local_dirs], "settings": self.config.engine_settings()},
+            machine=machine_facts(), command_line=study.command_line, started_at=now(), **tool_facts())
+        self.req: JobRequest | None = None
+        self.sampler = None
+        self.outcome = None
+
+    def _phase(self, text: str) -> None:
+        self.progress.phase(self.planned.key, text)
+
+    def execute(self) -> dict:
+        try:
+            for step in STEPS[:6]:
+                self.on_step(step)
+                getattr(self, step)()
+            self.record.status = "ok"
+        except _Stop as stop:
+            self.record.error = self.record.error or str(stop)
+        finally:
+            if self.sampler is not None:  # a step failed while sampling: stop it before recording
+                self.on_step("stop_sampling")
+                self.stop_sampling()
+        self.record.ended_at = self.record.ended_at or now()
+        self.on_step("record")
+        rec = self.record.to_dict()
+        self.study.results.append(rec)
+        if rec["status"] == "ok":
+            self.done[self.planned.key] = rec
+        self.on_step("clean_up")
+        self.study.clean_up_group(self.planned, self.done)
+        return rec
+
+    # -- the steps --------------------------------------------------------------------------------------
+    def prepare(self) -> None:
+        planned, layout, config, wl = self.planned, self.study.layout, self.config, self.wl
+        if self.producer is not None and f"r{planned.repeat}/{planned.variant}/{self.producer.label}" not in self.done:
+            raise _Stop(f"not run: {self.producer.label} did not complete in this repeat, so there is no input")
+        uris = lambda c, ds: layout.dataset_uris(c, planned.variant, planned.repeat, ds)
+        inputs = uris(config, wl.consumes) if wl.consumes else []
+        target = wl.copy_target(self.wspec.params)  # a copy may write to another configuration
+        out_config = self.study.spec.config(target) if target else config
+        out_ds = wl.output_dataset(self.wspec.label)
+        outputs = uris(out_config, out_ds) if out_ds else []
+        scratch = layout.scratch_dir(config, planned.variant, planned.repeat, self.wspec.label)
+        # left by an interrupted attempt: engines refuse an existing output
+        if out_ds:  # (a remote file system is only asked when resuming: it costs a JVM start)
+            layout.remove_dataset(out_config, planned.variant, planned.repeat, out_ds, remote=self.study.resume)
+        layout.remove(scratch)
+        try:
+            self.engine.open(planned.variant, config, self.local_dirs, self._phase, also=self.study.copy_targets(config))
+        except EngineError as e:
+            raise UserError(f"could not start the {self.engine.kind} engine for {planned.variant!r}: {e}") from None
+        self.req = JobRequest(planned.key, self.wspec, self.producer, inputs, outputs, self.local_dirs, scratch,
+                              config.engine_settings(), config.default_fs)
+
+    def drop_caches(self) -> None:
+        if self.study.spec.drop_caches != "never" and can_drop_caches():
+            self._phase("dropping the page cache")
+            self.record.page_cache_dropped = drop_page_cache()
+
+    def start_sampling(self) -> None:
+        spec = self.study.spec
+        if spec.sampling:
+            devices = {device_of(d) for d in (*self.config.local_data, *self.config.intermediate)} - {None}
+            self.sampler = Sampler(sorted(devices), spec.sampling_interval_s).start()
+
+    def run(self) -> None:
+        self._phase("running")
+        self.record.started_at = now()
+        try:
+            self.outcome = self.engine.run(self.req, lambda e: self.progress.stage(self.planned.key, e))
+        except EngineError as e:
+            raise _Stop(str(e)) from None
+        finally:
+            self.record.ended_at = now()
+            self.record.engine_version = self.engine.version
+            self.record.engine_conf = self.engine.conf
+        self.record.wall_s = self.outcome.wall_s
+        if self.outcome.log:
+            self.record.details["log"] = os.path.relpath(self.outcome.log, self.study.results.path)
+        if not self.outcome.ok:
+            self.stop_sampling()
+            raise _Stop(self.outcome.error)
+
+    def stop_sampling(self) -> None:
+        if self.sampler is not None:
+            self._phase("sampling the writeback (sync)")
+            self.record.samples = self.sampler.stop(writeback=True)
+            self.sampler = None
+
+    def verify(self) -> None:
+        wl, result, planned = self.wl, self.outcome.result, self.planned
+        produced = {}
+        if wl.verifies and wl.checked_against:
+            match = next((r for r in self.done.values() if r["repeat"] == planned.repeat and r["variant"] == planned.variant
+                          and r["workload"] == wl.checked_against), None)
+            produced = (match or {}).get("details", {})
+        phase = wl.extra_check_phase(self.wspec.params)
+        if phase:
+            self._phase(phase)
+            wl.extra_check(self.req, result, self.study.fetch_tables(self.config, self.req.scratch))
+        m = measure(self.wspec.name, result, self.outcome.wall_s, produced)
+        self.record.metrics = m.metrics
+        self.record.io = io_of(self.wspec.name, m.metrics)
+        self.record.details.update(m.details)
+        self.record.details["phases"] = phase_intervals(wl.phases, result)
+        if result.get("stages"):
+            self.record.details["stages"] = result["stages"]
+        if m.failure:
+            raise _Stop(m.failure)

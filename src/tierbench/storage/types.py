@@ -1,0 +1,273 @@
+"""The kinds of storage a configuration's `data` can be: one class each (local, shared, hdfs, s3).
+
+A storage type owns its facts: the spec fields of its `data` table and their
+validation, the URIs of what lives on it, the Hadoop settings the engines need
+for it, how tierbench reaches its namespaced root (local paths, or Hadoop's
+FsShell for remote file systems), which engines support it, and which of its
+directories are on this machine's devices (for sampling). Nothing outside this
+package compares a storage type's name: everyone asks `storage_type(name)`.
+"""
+
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..errors import SpecError
+from ..units import parse_size
+
+FILE_SCHEME = "file://"
+
+
+def to_uri(path) -> str:
+    """A local path as Hadoop wants it: file:// + the path, unencoded (Hadoop's Path encodes it itself)."""
+    return FILE_SCHEME + str(path)
+
+
+def local_path(uri: str) -> Path | None:
+    """The local path of a file:// URI, or None for a remote file system (hdfs://, s3a://)."""
+    return Path(uri.removeprefix(FILE_SCHEME)) if uri.startswith(FILE_SCHEME) else None
+
+
+def _unknown(src, where, table, allowed):
+    for key in table:
+        if key not in allowed:
+            raise SpecError(src, f"{where}{key}", f"unknown field; accepted here: {', '.join(allowed)}")
+
+
+def positive_int(src, field_name, value, minimum):
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise SpecError(src, field_name, f"expected a whole number >= {minimum}, got {value!r}")
+    return value
+
+
+def check_dir(src, field_name, value, base_dir: Path) -> str:
+    """A local directory a spec names: absolute, normalised, and somewhere tierbench can write."""
+    if not isinstance(value, str) or not value.strip():
+        raise SpecError(src, field_name, f"expected a directory path (a string), got {value!r}")
+    if "://" in value and not value.startswith(FILE_SCHEME):
+        raise SpecError(src, field_name, f"{value!r}: only local directories are supported here (a path or file:// URI)")
+    path = Path(value.removeprefix(FILE_SCHEME)).expanduser()
+    if not path.is_absolute():
+        path = base_dir / path
+    path = Path(os.path.normpath(path))
+    probe = path
+    while not probe.exists():
+        probe = probe.parent
+    if not probe.is_dir():
+        raise SpecError(src, field_name, f"{path}: {probe} is a file, not a directory")
+    if not os.access(probe, os.W_OK | os.X_OK):
+        raise SpecError(src, field_name, f"{path}: cannot write in {probe} (permission denied); choose a directory you can write to")
+    return str(path)
+
+
+def check_dirs(src, field_name, value, base_dir) -> tuple[str, ...]:
+    if isinstance(value, str):
+        value = [value]
+    if not isinstance(value, list) or not value:
+        raise SpecError(src, field_name, f"expected a non-empty list of directories, got {value!r}")
+    dirs = tuple(check_dir(src, f"{field_name}[{i}]", v, base_dir) for i, v in enumerate(value))
+    if len(set(dirs)) != len(dirs):
+        raise SpecError(src, field_name, "lists the same directory twice")
+    return dirs
+
+
+class StorageType:
+    """One kind of `data` storage. `parse` returns (data locations, replication, Hadoop settings)."""
+
+    name: str
+    title: str
+    remote: bool = False  # reached through Hadoop's FileSystem (not as local paths)
+    engines: tuple[str, ...] = ("spark", "hadoop")
+    s3a: bool = False  # needs Hadoop's S3A connector on the classpath
+
+    def parse(self, src: str, where: str, value: dict, base_dir: Path) -> tuple[tuple[str, ...], int | None, dict]:
+        raise NotImplementedError
+
+    def check_engines(self, src, where, data: tuple[str, ...], engine_kinds: set[str]) -> None:
+        """Refuse, in one line, an engine that cannot use this storage as configured."""
+        for kind in sorted(engine_kinds - set(self.engines)):
+            raise SpecError(src, where, f"{self.name} storage does not run on the {kind} engine in this version; "
+                                        f"it runs on: {', '.join(self.engines)}")
+
+    def engine_settings(self, replication: int | None, store_conf: dict) -> dict:
+        """Hadoop-level settings this storage needs (engines prefix them: spark.hadoop.*, or -D)."""
+        return {}
+
+    def local_dirs(self, data: tuple[str, ...]) -> tuple[str, ...]:
+        """The data locations that are directories on this machine's file systems (sampled, namespaced locally)."""
+        return () if self.remote else data
+
+    def default_fs(self, data: tuple[str, ...]) -> str:
+        """The file system jobs that work on the default one (TestDFSIO) must be given."""
+        return "file:///"
+
+    def dataset_uris(self, data: tuple[str, ...], namespace: str, rel: str) -> list[str]:
+        """Where a data set lives: one URI per data dir (JBOD: part i in dir i mod n), or one under the remote
+        root; `namespace` is tierbench's own root in each location (tierbench/<study>)."""
+        return [to_uri(Path(d) / namespace / rel) for d in data]
+
+    def remote_root(self, data: tuple[str, ...], namespace: str) -> str | None:
+        """The namespaced root on a remote file system (None for local storage)."""
+        return None
+
+
+class LocalStorage(StorageType):
+    name, title = "local", "local directories (JBOD)"
+
+    def parse(self, src, where, value, base_dir):
+        if not isinstance(value, dict):  # a bare list of directories
+            return check_dirs(src, where, value, base_dir), None, {}
+        _unknown(src, f"{where}.", value, ("type", "dirs"))
+        return check_dirs(src, f"{where}.dirs", value.get("dirs"), base_dir), None, {}
+
+    def check_engines(self, src, where, data, engine_kinds):
+        if len(data) > 1 and "hadoop" in engine_kinds:
+            raise SpecError(src, where, "the hadoop engine writes each data set to one directory: list one "
+                            "(spreading over several local directories, JBOD-style, is what HDFS does)")
+
+
+class SharedStorage(StorageType):
+    name, title = "shared", "a shared mount (NFS), the same path on every node"
+
+    def parse(self, src, where, value, base_dir):
+        _unknown(src, f"{where}.", value, ("type", "path"))
+        if "path" not in value:
+            raise SpecError(src, f"{where}.path", "missing: the shared mount's path, the same on every node (e.g. an NFS mount)")
+        return check_dirs(src, f"{where}.path", [value["path"]], base_dir), None, {}
+
+
+class _RemoteStorage(StorageType):
+    remote = True
+
+    def dataset_uris(self, data, namespace, rel):
+        return [f"{data[0]}/{namespace}/{rel}"]
+
+    def remote_root(self, data, namespace):
+        return f"{data[0]}/{namespace}"
+
+
+class HdfsStorage(_RemoteStorage):
+    name, title = "hdfs", "HDFS"
+
+    def parse(self, src, where, value, base_dir):
+        _unknown(src, f"{where}.", value, ("type", "uri", "replication"))
+        uri = value.get("uri")
+        if not isinstance(uri, str) or not re.match(r"^hdfs://[^/]+(/.*)?$", uri):
+            raise SpecError(src, f"{where}.uri", f"expected an HDFS URI such as \"hdfs://namenode:8020/benchmarks\", got {uri!r}")
+        replication = value.get("replication")
+        if replication is not None:
+            replication = positive_int(src, f"{where}.replication", replication, 1)
+        return (uri.rstrip("/"),), replication, {}
+
+    def engine_settings(self, replication, store_conf):
+        return {"dfs.replication": str(replication)} if replication else {}
+
+    def default_fs(self, data):
+        return re.match(r"^hdfs://[^/]+", data[0]).group(0)
+
+
+S3_KEYS = ("type", "endpoint", "bucket", "prefix", "region", "path_style", "ssl", "signing_algorithm", "input_fadvise",
+           "readahead_range", "fast_upload_buffer", "multipart_size", "connection_maximum", "committer")
+SECRET_KEYS = ("access_key", "secret_key", "access_key_id", "secret_access_key", "session_token", "password")
+
+
+class S3Storage(_RemoteStorage):
+    name, title = "s3", "an S3 object store through Hadoop's S3A connector"
+    engines = ("spark",)
+    s3a = True
+
+    def check_engines(self, src, where, data, engine_kinds):
+        if "hadoop" in engine_kinds:
+            raise SpecError(src, where, "s3 storage runs on the spark engine in this version (Hadoop 3.4.2's "
+                            "jobs would need hadoop-aws 3.4.2 beside them); remove the hadoop engine or this configuration")
+
+    def parse(self, src, where, value, base_dir):
+        """An s3 data table -> the fs.s3a.* settings. Credentials are refused here: they come from the environment."""
+        for k in value:
+            if k in SECRET_KEYS or "secret" in k or "key" in k and k != "readahead_range":
+                raise SpecError(src, f"{where}.{k}", "credentials never go in a spec: export AWS_ACCESS_KEY_ID and "
+                                "AWS_SECRET_ACCESS_KEY (or AWS_PROFILE) before running tierbench")
+        _unknown(src, f"{where}.", value, S3_KEYS)
+        endpoint, bucket = value.get("endpoint"), value.get("bucket")
+        if not isinstance(endpoint, str) or not re.match(r"^https?://[^/]+/?$", endpoint):
+            raise SpecError(src, f"{where}.endpoint", f"expected an S3 endpoint such as \"http://127.0.0.1:7480\", got {endpoint!r}")
+        if not isinstance(bucket, str) or not re.match(r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$", bucket):
+            raise SpecError(src, f"{where}.bucket", f"expected an S3 bucket name (3-63 lower-case letters, digits, '.', '-'), got {bucket!r}")
+        conf = {"fs.s3a.endpoint": endpoint.rstrip("/"), "fs.s3a.endpoint.region": str(value.get("region", "us-east-1")),
+                "fs.s3a.path.style.access": str(bool(value.get("path_style", True))).lower(),
+                "fs.s3a.connection.ssl.enabled": str(bool(value.get("ssl", endpoint.startswith("https")))).lower()}
+        choices = {"input_fadvise": ("fs.s3a.experimental.input.fadvise", ("sequential", "random", "normal", "adaptive")),
+                   "fast_upload_buffer": ("fs.s3a.fast.upload.buffer", ("disk", "array", "bytebuffer")),
+                   "committer": ("fs.s3a.committer.name", ("file", "directory", "partitioned", "magic"))}
+        for k, (key, allowed) in choices.items():
+            if k in value:
+                if value[k] not in allowed:
+                    raise SpecError(src, f"{where}.{k}", f"expected one of {', '.join(allowed)}, got {value[k]!r}")
+                conf[key] = value[k]
+        for k, key in (("readahead_range", "fs.s3a.readahead.range"), ("multipart_size", "fs.s3a.multipart.size")):
+            if k in value:
+                try:
+                    conf[key] = str(parse_size(value[k]))
+                except ValueError as e:
+                    raise SpecError(src, f"{where}.{k}", str(e)) from None
+        if "connection_maximum" in value:
+            conf["fs.s3a.connection.maximum"] = str(positive_int(src, f"{where}.connection_maximum", value["connection_maximum"], 1))
+        if "signing_algorithm" in value:
+            conf["fs.s3a.signing-algorithm"] = str(value["signing_algorithm"])
+        prefix = str(value.get("prefix", "")).strip("/")
+        return (f"s3a://{bucket}" + (f"/{prefix}" if prefix else ""),), None, conf
+
+    def engine_settings(self, replication, store_conf):
+        return dict(store_conf)
+
+
+STORAGE_TYPES: dict[str, StorageType] = {t.name: t for t in (LocalStorage(), SharedStorage(), HdfsStorage(), S3Storage())}
+DEFAULT_TYPE = "local"
+
+
+def storage_type(name: str) -> StorageType:
+    return STORAGE_TYPES[name]
+
+
+def parse_data(src: str, where: str, value, base_dir: Path) -> tuple[tuple[str, ...], str, int | None, dict]:
+    """`data`: a list of local dirs, or a table with a `type`. Returns (locations, type name, replication, settings)."""
+    kind = value.get("type", DEFAULT_TYPE) if isinstance(value, dict) else DEFAULT_TYPE
+    if kind not in STORAGE_TYPES:
+        raise SpecError(src, f"{where}.type", f"expected one of {', '.join(STORAGE_TYPES)}, got {kind!r}")
+    data, replication, conf = STORAGE_TYPES[kind].parse(src, where, value, base_dir)
+    return data, kind, replication, conf
+
+
+@dataclass(frozen=True)
+class StorageConfig:
+    """A named storage configuration of a study: where data and intermediate files go."""
+    name: str
+    data: tuple[str, ...]  # local: absolute directories (JBOD); shared: one mounted path; remote: one URI
+    intermediate: tuple[str, ...]  # absolute local directories for shuffle/spill
+    split: int = 1  # each intermediate dir is given to the engine as this many subdirs
+    description: str = ""
+    data_type: str = DEFAULT_TYPE  # a key of STORAGE_TYPES
+    replication: int | None = None  # hdfs: dfs.replication for what the jobs write
+    store_conf: dict = field(default_factory=dict)  # s3: the fs.s3a.* settings (never credentials)
+
+    @property
+    def type(self) -> StorageType:
+        return STORAGE_TYPES[self.data_type]
+
+    @property
+    def remote(self) -> bool:
+        return self.type.remote
+
+    @property
+    def local_data(self) -> tuple[str, ...]:
+        """The data directories on this machine's file systems (none for remote storage)."""
+        return self.type.local_dirs(self.data)
+
+    @property
+    def default_fs(self) -> str:
+        return self.type.default_fs(self.data)
+
+    def engine_settings(self) -> dict:
+        """Hadoop-level settings this storage needs (engines prefix them: spark.hadoop.*, or -D)."""
+        return self.type.engine_settings(self.replication, self.store_conf)

@@ -1,0 +1,78 @@
+"""A run's record: every field defined once, here, with what it holds (docs/results.md explains each).
+
+Records are stored as JSON objects (one line of runs.jsonl each); `RunRecord.to_dict()` is that form.
+`upgrade()` brings a record of an older schema version up to this one, so old results folders stay
+readable; each version's change is in FORMAT_HISTORY.
+"""
+
+from dataclasses import asdict, dataclass, field, fields
+
+SCHEMA_VERSION = 2
+FORMAT_HISTORY = {
+    1: "first version (tierbench 0.1.0)",
+    2: "`io`: MB the run moved per data class (input read, intermediate written, output written), from the "
+       "workload's IO roles; records of version 1 get it on read",
+}
+
+
+@dataclass
+class RunRecord:
+    study: str
+    run_key: str  # r<repeat>/<variant>/<label>
+    variant: str  # the storage configuration, or config@engine when a study has several engines
+    config: str
+    workload: str  # the workload kind
+    label: str  # the workload entry (unique in the study)
+    params: dict
+    engine: str
+    engine_kind: str
+    knobs: dict
+    repeat: int
+    storage: dict  # name, type, data, intermediate, split, local_dirs, settings
+    machine: dict
+    tool_version: str
+    git_commit: str | None
+    command_line: list
+    started_at: str
+    schema_version: int = SCHEMA_VERSION
+    attempt: int = 1
+    status: str = "failed"  # "ok" or "failed"; failed runs are kept
+    wall_s: float | None = None
+    metrics: dict = field(default_factory=dict)  # name (unit in the name) -> number
+    io: dict = field(default_factory=dict)  # {"input_mb", "intermediate_mb", "output_mb"}
+    details: dict = field(default_factory=dict)  # non-numeric facts: checksums, per-task times, phases, stages
+    ended_at: str | None = None
+    error: str | None = None
+    page_cache_dropped: bool = False
+    engine_version: str | None = None
+    engine_conf: dict = field(default_factory=dict)  # secrets redacted
+    samples: dict | None = None  # the sampler's series; absent when the run was not sampled
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        if d["samples"] is None:
+            d.pop("samples")
+        return d
+
+
+RECORD_FIELDS = tuple(f.name for f in fields(RunRecord) if f.name != "samples")  # samples: only when sampled
+
+
+def io_of(workload: str, metrics: dict) -> dict:
+    """The `io` field: MB moved per data class, from the workload's IO roles (empty for an unknown workload)."""
+    from ..workloads import WORKLOADS
+
+    wl = WORKLOADS.get(workload)
+    if wl is None:
+        return {}
+    return {f"{k}_mb": v for k, v in wl.io.mb(metrics).items()}
+
+
+def upgrade(record: dict) -> dict:
+    """A stored record brought up to SCHEMA_VERSION (a new dict; the file is not rewritten)."""
+    r = dict(record)
+    version = r.get("schema_version", 1)
+    if version < 2:
+        r["io"] = io_of(r.get("workload", ""), r.get("metrics", {})) if r.get("status") == "ok" else {}
+    r["schema_version"] = SCHEMA_VERSION
+    return r

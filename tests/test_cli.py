@@ -1,0 +1,178 @@
+"""The command line as a user meets it: help, errors, cost, service status; and its shape (one module per verb). Fast: no JVM."""
+
+import ast
+import importlib
+from importlib.metadata import entry_points
+from pathlib import Path
+
+import pytest
+
+from conftest import tierbench
+
+CLI = Path(__file__).parent.parent / "src" / "tierbench" / "cli"
+
+OPTIONS = {  # each verb and what its --help must mention
+    "run": ["spec", "--out", "--resume"],
+    "quickstart": ["--out", "--resume", "results/quickstart"],
+    "report": ["dir"],
+    "results": ["dir", "--format", "{json,csv}"],
+    "workloads": [],
+    "probe": ["spec", "--out", "--size"],
+    "services": ["{up,down,status}", "{yarn,spark,hdfs,s3}", "--datanodes", "--port", "--datanode-dirs", "--data-dir",
+                 "--workers", "--dir", "--conf-dir"],
+    "cost": ["--runtime-s", "--price-usd", "--years", "--utilisation", "--reference", "--json"],
+}
+
+
+def one_error_line(out, *words) -> str:
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("tierbench: error: "), out.stderr
+    assert "Traceback" not in out.stderr and out.returncode == 2
+    for w in words:
+        assert w in lines[0], (w, lines[0])
+    return lines[0]
+
+
+@pytest.mark.parametrize("verb", OPTIONS)
+def test_every_verb_has_help_with_its_options(verb):
+    out = tierbench(verb, "--help")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith(f"usage: tierbench {verb}")
+    for opt in OPTIONS[verb]:
+        assert opt in out.stdout, (verb, opt)
+
+
+def test_no_verb_prints_help_and_exits_2():
+    out = tierbench()
+    assert out.returncode == 2
+    assert out.stdout.startswith("usage: tierbench")
+    listed = [line.split()[0] for line in out.stdout.split("COMMAND\n", 2)[-1].split("\n\n")[0].splitlines()
+              if line.startswith("    ") and not line.startswith("     ")]
+    assert listed == list(OPTIONS)  # every verb, in this order
+    assert "examples:" in out.stdout and "docs: README.md" in out.stdout
+
+
+def test_version_and_unknown_verb():
+    out = tierbench("--version")
+    assert out.returncode == 0 and out.stdout.startswith("tierbench ")
+    out = tierbench("frobnicate")
+    assert out.returncode == 2 and "invalid choice: 'frobnicate'" in out.stderr
+
+
+def test_cost_per_job_of_the_published_example():
+    out = tierbench("cost", "--runtime-s", "11589", "--price-usd", "37561")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == [
+        "runtime              11589 s",
+        "price                $37,561.00",
+        "jobs per day         7.46   (86400 / runtime x utilisation 1)",
+        "jobs in 3 years      8,163.60",
+        "$ per job            $4.6010   (hardware only)",
+    ]
+
+
+def test_cost_without_a_price_is_one_error_line():
+    one_error_line(tierbench("cost", "--runtime-s", "485"), "--runtime-s", "--price-usd")
+
+
+@pytest.mark.parametrize("verb", ["run", "probe"])
+def test_missing_spec_file_is_one_error_line_naming_it(tmp_path, verb):
+    missing = tmp_path / "no-such-study.toml"
+    one_error_line(tierbench(verb, missing), str(missing))
+    assert not (tmp_path / "tierbench-results").exists()
+
+
+@pytest.mark.parametrize("service, says", [
+    ("spark", "spark: not running; master -, 0 Worker(s) alive; dir "),
+    ("yarn", "yarn: not running; ResourceManager pid None, NodeManager pid None, 0 node(s) running; dir "),
+    ("hdfs", "hdfs: not running; -, 0 DataNode(s) live; dir "),
+    ("s3", "s3: not running; endpoint -, bucket -; dir "),
+])
+def test_status_of_a_service_that_is_not_running_exits_3(tmp_path, service, says):
+    d = tmp_path / "svc"
+    out = tierbench("services", "status", service, "--dir", d)
+    assert out.returncode == 3, out.stderr
+    assert out.stdout == f"{says}{d}\n"
+    assert not d.exists()  # status looks, never creates
+
+
+def test_yarn_conf_dir_and_down_when_not_running(tmp_path):
+    out = tierbench("services", "status", "yarn", "--dir", tmp_path / "y", "--conf-dir")
+    assert out.returncode == 0 and out.stdout == f"{tmp_path / 'y' / 'conf'}\n"
+    out = tierbench("services", "down", "spark", "--dir", tmp_path / "s")
+    assert out.returncode == 0 and out.stdout == "spark: was not running\n"
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--workers", "0"], ["--workers", "at least 1"]),
+    (["--port", "8020"], ["--port", "yarn"]),
+])
+def test_bad_service_options_are_one_error_line(tmp_path, args, words):
+    one_error_line(tierbench("services", "status", "yarn", "--dir", tmp_path, *args), *words)
+
+
+# -- what the services print is their own -------------------------------------------------------
+
+def _service(name, home):
+    from tierbench.services.yarn import services
+
+    return services()[name](home)
+
+
+UP_STATE = {
+    "yarn": {"resourcemanager": "127.0.0.1:1", "web": "http://127.0.0.1:2", "nodes_running": 1, "conf_dir": "/s/conf"},
+    "spark": {"master_url": "spark://127.0.0.1:3", "web": "http://127.0.0.1:4", "workers_alive": 2},
+    "hdfs": {"uri": "hdfs://127.0.0.1:5", "live_datanodes": 2, "conf_dir": "/s/conf/client"},
+    "s3": {"endpoint": "http://127.0.0.1:6", "bucket": "tierbench", "credentials_file": "/s/credentials"},
+}
+
+
+@pytest.mark.parametrize("name", UP_STATE)
+def test_up_lines_say_how_to_use_and_stop_each_service(tmp_path, name):
+    lines = _service(name, tmp_path).up_lines(UP_STATE[name])
+    assert lines[0].startswith(f"{name} is up: ")
+    assert any(line.startswith("use it:  ") for line in lines)
+    assert lines[-1] == f"stop it: tierbench services down {name}"
+    if name == "hdfs":
+        assert 'data = { type = "hdfs", uri = "hdfs://127.0.0.1:5/tb" }' in "\n".join(lines)
+    if name == "spark":
+        assert 'master = "spark://127.0.0.1:3"' in "\n".join(lines)
+
+
+def test_status_line_is_ready_only_when_ready(tmp_path):
+    svc = _service("spark", tmp_path)
+    st = {"dir": "/s", "ready": True, "master_pid": 7, "master_url": "spark://x:1", "workers_alive": 2}
+    assert svc.status_line(st) == ("spark: ready; master spark://x:1, 2 Worker(s) alive; dir /s", True)
+    assert svc.status_line(st | {"ready": False}) == ("spark: starting or unhealthy; master spark://x:1, 2 Worker(s) alive; dir /s", False)
+    yarn = _service("yarn", tmp_path)
+    st = {"dir": "/s", "conf_dir": "/s/conf", "ready": False, "resourcemanager_pid": None, "nodemanager_pid": None, "nodes_running": 0}
+    assert yarn.status_line(st, conf_dir_only=True) == ("/s/conf", True)
+
+
+# -- the shape of the CLI: a thin main, one module per verb ---------------------------------------
+
+def test_main_is_thin_and_every_verb_is_a_module():
+    from tierbench.cli import main
+
+    source = (CLI / "main.py").read_text()
+    assert len(source.splitlines()) < 90
+    functions = {n.name for n in ast.walk(ast.parse(source)) if isinstance(n, ast.FunctionDef)}
+    assert functions == {"build_parser", "main"}
+    assert [m.__name__.rsplit(".", 1)[-1] for m in main.VERBS] == list(OPTIONS)
+    for verb in main.VERBS:
+        assert callable(verb.add_parser) and callable(verb.run), verb.__name__
+    assert {p.stem for p in CLI.glob("*.py")} == {"__init__", "main", *OPTIONS}
+
+
+def test_services_verb_has_no_per_service_printing():
+    source = (CLI / "services.py").read_text()
+    for text in ("is up", "use it:", "stop it:", "starting or unhealthy", "conf_dir']"):
+        assert text not in source, text
+    for cls in {type(_service(n, Path("/nonexistent"))) for n in UP_STATE}:
+        assert callable(cls.up_lines) and callable(cls.status_line), cls
+
+
+def test_entry_point_is_cli_main():
+    (ep,) = [e for e in entry_points(group="console_scripts") if e.name == "tierbench"]
+    assert ep.value == "tierbench.cli.main:main"
+    assert ep.load() is importlib.import_module("tierbench.cli.main").main
