@@ -8,6 +8,17 @@ import pytest
 
 os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
 
+# The end-to-end layer (`pytest -m e2e`): tests that start a JVM (Spark, Hadoop's jobs, HDFS, YARN, Ceph).
+# A test is e2e when it uses one of these fixtures, or says so with @pytest.mark.e2e; everything else is the
+# fast layer (`pytest -m "not e2e"`: no JVM, under 2 minutes).
+E2E_FIXTURES = {"spark", "run_job", "study", "hdfs", "hdfs_uri", "ceph", "yarn", "standalone", "tera", "two_loop_devices"}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if E2E_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.e2e)
+
 
 def tierbench(*args, cwd=None, timeout=600, check=False) -> subprocess.CompletedProcess:
     """Run the CLI as a user would, in its own process."""

@@ -16,6 +16,7 @@ def _records(path):
     return [json.loads(l) for l in (path / "runs.jsonl").read_text().splitlines()]
 
 
+@pytest.mark.e2e
 def test_spark_and_hadoop_side_by_side_in_one_report(tmp_path, tb):
     spec = write_spec(tmp_path / "s.toml", f"""
 name = "engines"

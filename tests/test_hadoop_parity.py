@@ -74,6 +74,7 @@ def test_our_teravalidate_agrees_on_hadoops_terasort(tera):
     assert v["files"] == 2
 
 
+@pytest.mark.e2e
 def test_our_dfsio_figures_equal_what_testdfsio_printed(tmp_path):
     for mode in ("-write", "-read"):
         log = hadoop(tmp_path, "org.apache.hadoop.fs.TestDFSIO", "-D", f"test.build.data={tmp_path / 'dfsio'}",

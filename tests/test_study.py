@@ -159,6 +159,7 @@ def test_refuses_an_out_dir_that_is_not_its_own(tmp_path, tb):
     assert sorted(p.name for p in out_dir.iterdir()) == ["thesis.tex"]
 
 
+@pytest.mark.e2e
 def test_resume_after_sigkill_neither_loses_nor_repeats_a_run(tmp_path, tb):
     planted = _plant_sentinels(tmp_path)
     spec = write_spec(tmp_path / "s.toml", SPEC.format(name="killed", repeats=2, d=tmp_path))

@@ -197,6 +197,7 @@ def test_tpcds_queries_agree_with_duckdb(run_job, tmp_path):
     assert sql.duckdb_check("tpcds", tables, out["queries"]) == {n: None for n in sql.query_names("tpcds")}
 
 
+@pytest.mark.e2e
 def test_sweeps_run_each_value_and_chart_them(tmp_path, tb):
     spec = write_spec(tmp_path / "s.toml", f"""
 name = "sweeps"

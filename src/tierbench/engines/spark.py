@@ -146,7 +146,7 @@ class SparkEngine:
             d.mkdir(parents=True, exist_ok=True)
         conf = spark_conf(self.spec, f"tierbench {self.study} {variant}", local_dirs)
         if any(c.type.s3a for c in (config, *also)):  # the S3A connector rides along with the jobs jar
-            from .s3a import s3a_jars
+            from ..storage.s3a import s3a_jars
 
             on_phase("checking the S3A connector (fetched from Maven Central on first use)")
             conf["spark.jars"] = ",".join([conf["spark.jars"], *(str(j) for j in s3a_jars())])

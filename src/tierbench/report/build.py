@@ -176,7 +176,7 @@ def _query_rows(runs) -> list[list[str]]:
 
     groups: dict[tuple, list] = {}
     for r in runs:
-        if r["status"] == "ok" and r["workload"] == "sql":
+        if r["status"] == "ok" and r["details"].get("queries"):  # a run that timed queries one by one
             for q in r["details"].get("queries", []):
                 groups.setdefault((r["variant"], r["label"], q["name"]), []).append((q, r["details"].get("verification")))
     rows = []

@@ -15,7 +15,7 @@ OWNER_FILE = ".tierbench-owner"
 
 
 def _conf_dir():
-    from ..engines.jobs_jar import cache_dir
+    from ..toolchain import cache_dir
 
     d = cache_dir() / "fsshell-conf"
     d.mkdir(parents=True, exist_ok=True)
@@ -36,12 +36,11 @@ class HadoopFs:
         return cls(config.engine_settings(), s3a=config.type.s3a)
 
     def _shell(self, *args: str) -> subprocess.CompletedProcess:
-        from ..engines.hadoop.runtime import java_bin
-        from ..engines.jobs_jar import pyspark_home
+        from ..toolchain import java_bin, pyspark_home
 
         cp = [str(_conf_dir()), str(pyspark_home() / "jars" / "*")]
         if self.s3a:
-            from ..engines.s3a import s3a_jars
+            from .s3a import s3a_jars
 
             cp += [str(j) for j in s3a_jars()]
         opts = []

@@ -179,9 +179,9 @@ class Workload:
     name: str
     title: str
     doc: str
-    params: tuple[Param, ...] = ()
-    metrics: tuple[str, ...] = ()
-    phases: tuple[str, ...] = ()  # names of its Spark stages, in order (the IO profile's phases)
+    params: tuple[Param, ...]
+    metrics: tuple[str, ...]
+    phases: tuple[str, ...]  # names of its Spark stages, in order (the IO profile's phases)
     io: IORoles
     produces: str | None = None  # name of the data set it writes
     consumes: str | None = None  # name of the data set it reads

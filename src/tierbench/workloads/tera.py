@@ -107,6 +107,7 @@ class TeraValidate(Workload):
     name, title = "teravalidate", "TeraValidate"
     doc = ("Checks TeraSort's output: every file in key order, files in order, and the checksum "
            "(sum of the rows' CRC-32s) equal to TeraGen's. A mismatch fails the run.")
+    params = ()
     consumes, producer = "tera-output", "terasort"
     metrics = ("rows", "data_mb", "throughput_mb_s", "error_count")
     phases = ("read + check",)

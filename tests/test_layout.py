@@ -1,0 +1,143 @@
+"""The layout holds: every workload declares every fact, nothing outside workloads/ and storage/ branches on a
+workload's name or a storage type, and imports follow the data. Fast: no JVM."""
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+from tierbench.storage.types import STORAGE_TYPES, StorageType
+from tierbench.workloads import METRICS, WORKLOADS, IORoles, Workload
+
+SRC = Path(__file__).resolve().parent.parent / "src" / "tierbench"
+FACTS = ("name", "title", "doc", "params", "metrics", "phases", "io")
+
+
+@pytest.mark.parametrize("name", sorted(WORKLOADS))
+def test_every_workload_declares_every_fact(name):
+    wl = WORKLOADS[name]
+    for fact in FACTS:
+        assert fact in type(wl).__dict__ or any(fact in c.__dict__ for c in type(wl).__mro__[1:-1] if c is not Workload), \
+            f"{name} does not declare `{fact}` (a Workload must: {', '.join(FACTS)})"
+    assert isinstance(wl.io, IORoles)
+    for m in (wl.io.input, wl.io.intermediate, wl.io.output):
+        assert m is None or m in wl.metrics, f"{name}: IO role metric {m} is not one of its metrics"
+    for m in wl.metrics:
+        assert m in METRICS, f"{name}: metric {m} has no definition (unit, doc)"
+    assert wl.engines, f"{name} runs on no engine"
+    if "spark" in wl.engines:
+        assert wl.spark_job and re.match(r"^[A-Z]\w+\.\w+$", wl.spark_job), f"{name}: spark_job is Class.method"
+        assert (SRC / "jvm" / "java" / "tierbench" / "jobs" / f"{wl.spark_job.split('.')[0]}.java").is_file()
+    if "hadoop" in wl.engines:
+        assert type(wl).hadoop_command is not Workload.hadoop_command and type(wl).hadoop_result is not Workload.hadoop_result
+    assert type(wl).measure is not Workload.measure, f"{name} does not measure its results"
+    if wl.consumes:
+        assert wl.producer in WORKLOADS and WORKLOADS[wl.producer].produces == wl.consumes
+    if wl.verify_against:
+        assert wl.verify_against in WORKLOADS
+
+
+def test_a_workload_that_leaves_out_a_fact_is_caught():
+    class Incomplete(Workload):  # no io, no phases
+        name, title, doc = "incomplete", "Incomplete", "forgot its IO roles"
+        params, metrics = (), ("data_mb",)
+        spark_job = "TeraGen.run"
+
+    with pytest.raises(AssertionError, match="does not declare `phases`"):
+        WORKLOADS["incomplete"] = Incomplete()
+        try:
+            test_every_workload_declares_every_fact("incomplete")
+        finally:
+            del WORKLOADS["incomplete"]
+
+
+def test_the_registry_found_every_workload_module():
+    modules = {p.stem for p in (SRC / "workloads").glob("*.py")} - {"__init__", "base", "registry"}
+    declared = {type(w).__module__.rsplit(".", 1)[1] for w in WORKLOADS.values()}
+    assert declared == modules
+
+
+@pytest.mark.parametrize("name", sorted(STORAGE_TYPES))
+def test_every_storage_type_is_one_class_that_says_what_it_supports(name):
+    t = STORAGE_TYPES[name]
+    assert isinstance(t, StorageType) and t.name == name and t.title and t.engines
+    assert type(t).parse is not StorageType.parse
+
+
+def _sources_outside(*allowed: str):
+    for path in sorted(SRC.rglob("*.py")):
+        rel = path.relative_to(SRC).as_posix()
+        if not rel.startswith(allowed):
+            yield rel, path.read_text()
+
+
+def _compared_names(text: str, names: set[str]) -> list[tuple[int, str]]:
+    """Workload names a module compares with (==, !=, in) or keys a table by: what branching on a name looks like."""
+    found = []
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.Compare):
+            operands = [node.left, *node.comparators]
+        elif isinstance(node, ast.Dict):
+            operands = [k for k in node.keys if k is not None]
+        else:
+            continue
+        for op in operands:
+            for c in ast.walk(op):
+                if isinstance(c, ast.Constant) and c.value in names:
+                    found.append((c.lineno, c.value))
+    return found
+
+
+def test_no_source_outside_workloads_and_storage_compares_a_workload_name_or_storage_type():
+    found = []
+    for rel, text in _sources_outside("workloads/", "storage/"):
+        found += [f"{rel}:{line}: branches on workload name {v!r}" for line, v in _compared_names(text, set(WORKLOADS))]
+        if not rel.startswith(("services/", "cli/services.py")):  # `services up hdfs|s3` names servers, not storage types
+            # ("local" is also the hadoop engine's mode and a Spark master: the other types are unambiguous)
+            found += [f"{rel}:{line}: branches on storage type {v!r}"
+                      for line, v in _compared_names(text, set(STORAGE_TYPES) - {"local"})]
+        for n, line in enumerate(text.splitlines(), 1):
+            if re.search(r"data_type\s*(==|!=|in)|startswith\(\"(hdfs|s3a|file)://", line):
+                found.append(f"{rel}:{n}: storage type test: {line.strip()}")
+    assert not found, "\n".join(found)
+
+
+def test_the_name_check_sees_a_comparison():
+    assert sorted(_compared_names('if w.name == "terasort" or x in ("grep", "copy"):\n    pass\nT = {"sql": 1}', set(WORKLOADS))) \
+        == [(1, "copy"), (1, "grep"), (1, "terasort"), (3, "sql")]
+
+
+def _imports(pkg: str) -> set[str]:
+    """tierbench packages a package imports (absolute names, at any depth of the module)."""
+    out = set()
+    for path in (SRC / pkg).rglob("*.py"):
+        tree = ast.parse(path.read_text())
+        depth = len(path.relative_to(SRC).parts) - 1
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.level:
+                parts = path.relative_to(SRC).parts[: depth - (node.level - 1)]
+                target = ".".join((*parts, *(node.module or "").split(".")))
+                out.add(target.split(".")[0] if parts == () else target)
+            elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("tierbench."):
+                out.add(node.module.removeprefix("tierbench."))
+    return {t.split(".")[0] for t in out if t}
+
+
+@pytest.mark.parametrize("pkg, forbidden", [
+    ("spec", {"engines", "services", "runner", "lifecycle", "report", "cli", "sampling"}),
+    ("workloads", {"engines", "services", "runner", "lifecycle", "report", "cli", "spec"}),
+    ("storage", {"engines", "services", "runner", "lifecycle", "report", "cli", "spec", "workloads"}),
+    ("engines", {"services", "runner", "lifecycle", "report", "cli", "spec"}),
+    ("report", {"engines", "services", "runner", "lifecycle", "cli", "sampling"}),
+    ("analysis", {"engines", "services", "runner", "lifecycle", "report", "cli"}),
+    ("store", {"engines", "services", "runner", "lifecycle", "report", "cli"}),
+])
+def test_imports_follow_the_data(pkg, forbidden):
+    bad = _imports(pkg) & forbidden
+    assert not bad, f"{pkg}/ imports {', '.join(sorted(bad))}"
+
+
+def test_nothing_below_the_cli_imports_it():
+    for rel, text in _sources_outside("cli/", "__main__.py"):
+        assert not re.search(r"from \.+cli\b|import tierbench\.cli|from tierbench\.cli", text), rel
