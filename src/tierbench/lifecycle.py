@@ -83,15 +83,17 @@ class RunLifecycle:
         self.progress.phase(self.planned.key, text)
 
     def execute(self) -> dict:
+        done = []
         try:
             for step in STEPS[:6]:
                 self.on_step(step)
+                done.append(step)
                 getattr(self, step)()
             self.record.status = "ok"
         except _Stop as stop:
             self.record.error = self.record.error or str(stop)
         finally:
-            if self.sampler is not None:  # a step failed while sampling: stop it before recording
+            if "start_sampling" in done and "stop_sampling" not in done:  # the run failed while sampled: stop first
                 self.on_step("stop_sampling")
                 self.stop_sampling()
         self.record.ended_at = self.record.ended_at or now()
@@ -153,7 +155,6 @@ class RunLifecycle:
         if self.outcome.log:
             self.record.details["log"] = os.path.relpath(self.outcome.log, self.study.results.path)
         if not self.outcome.ok:
-            self.stop_sampling()
             raise _Stop(self.outcome.error)
 
     def stop_sampling(self) -> None:
