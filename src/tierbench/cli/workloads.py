@@ -22,5 +22,8 @@ def run(args) -> int:
                                                         str(p.default).lower() if p.kind == "bool" else repr(p.default) if p.kind == "text" else p.default)
             print(f"    {p.name:<12} {p.kind:<6} default {default}: {p.doc}")
         print(f"    metrics: {', '.join(f'{m} [{METRICS[m].unit}]' for m in w.metrics)}")
+        roles = [f"{role} = {metric}" for role, metric in (("input read", w.io.input), ("intermediate written", w.io.intermediate),
+                                                            ("output written", w.io.output)) if metric]
+        print(f"    IO roles: {', '.join(roles) or 'none'}; phases: {', '.join(w.phases) or 'one per Spark stage'}")
         print()
     return 0
