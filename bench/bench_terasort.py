@@ -12,7 +12,6 @@ spark.range; "DataFrame sort" reads that Parquet, orderBy(key), writes Parquet.
 """
 
 import argparse
-import json
 import math
 import os
 import shutil
@@ -21,7 +20,7 @@ import sys
 import time
 from pathlib import Path
 
-from common import drop_caches, spark_session
+from common import drop_caches, spark_session, timed_job
 
 
 def main() -> int:
@@ -44,11 +43,7 @@ def main() -> int:
     spark, jobs = spark_session("tierbench bench", scratch, args.driver_memory, args.master,
                                 **{"spark.sql.shuffle.partitions": str(tasks)})
 
-    def tb(job, **p):
-        drop_caches()
-        t = time.perf_counter()
-        r = json.loads(jobs.run(spark._jsc, job, json.dumps(p)))
-        return time.perf_counter() - t, r
+    tb = lambda job, **p: timed_job(spark, jobs, job, **p)
 
     def df_gen(out):
         drop_caches()

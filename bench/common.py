@@ -36,10 +36,14 @@ def spark_session(app: str, scratch: Path, driver_memory: str = "6g", master: st
 
 
 def timed_job(spark, jobs, job: str, **params) -> tuple[float, dict]:
-    """Run one of tierbench's Java jobs after dropping the page cache: (seconds, its result)."""
+    """Run one of tierbench's Java jobs (a workload's name, or the job's Class.method) after dropping the page
+    cache: (seconds, its result)."""
     import json
     import time
 
+    from tierbench.workloads import WORKLOADS
+
+    job = WORKLOADS[job].spark_job if job in WORKLOADS else job
     drop_caches()
     t = time.perf_counter()
     r = json.loads(jobs.run(spark._jsc, job, json.dumps(params)))
@@ -53,7 +57,8 @@ def timed_hadoop(scratch: Path, main_class: str, *args: str, settings: dict | No
     import time
 
     from tierbench.engines.hadoop.logparse import job_seconds
-    from tierbench.engines.hadoop.runtime import classpath, java_bin
+    from tierbench.engines.hadoop.runtime import classpath
+    from tierbench.toolchain import java_bin
 
     drop_caches()
     conf = {"mapreduce.framework.name": "local", "fs.defaultFS": "file:///", "hadoop.tmp.dir": scratch / "hadoop-tmp",

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from tierbench.engines.hadoop.logparse import dfsio_printed, dfsio_tasks
-from tierbench.engines.hadoop.runtime import classpath, java_bin
+from tierbench.engines.hadoop.runtime import classpath
+from tierbench.toolchain import java_bin
 from tierbench.workloads.dfsio import dfsio_figures
 
 ROWS = 100_003  # not a multiple of the task count

@@ -9,7 +9,8 @@ from conftest import SMALL_WORKLOADS, write_spec
 
 
 def fs_shell(*args) -> subprocess.CompletedProcess:
-    from tierbench.engines.hadoop.runtime import classpath, java_bin
+    from tierbench.engines.hadoop.runtime import classpath
+    from tierbench.toolchain import java_bin
 
     return subprocess.run([java_bin(), "-cp", classpath(), "org.apache.hadoop.fs.FsShell", *args], capture_output=True, text=True)
 

@@ -98,8 +98,10 @@ def probe_study(spec, out_dir: Path, size: int, on_phase=print) -> tuple[dict, P
     layout = StudyLayout(spec)
     existed = {r for r in layout.roots if r.exists()}
     layout.claim()
-    result = probe_dirs(scratch_dirs(spec), size, spec.probe_runtime_s, on_phase=on_phase)
-    layout.release(only=[r for r in layout.roots if r not in existed])
+    try:
+        result = probe_dirs(scratch_dirs(spec), size, spec.probe_runtime_s, on_phase=on_phase)
+    finally:  # fio missing or failing: the roots made for it go too
+        layout.release(only=[r for r in layout.roots if r not in existed])
     rd = ResultsDir(out_dir)
     if rd.exists():
         rd.update_study(probe=result)

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 
 from ..errors import UserError
-from .types import StorageConfig, to_uri
+from .types import StorageConfig
 
 OWNER_FILE = ".tierbench-owner"
 NAMESPACE = "tierbench"

@@ -5,7 +5,7 @@ adding such a module (plus its Java job where the Spark engine needs one); nothi
 import importlib
 import pkgutil
 
-from .base import METRICS, Measurement, Workload
+from .base import Measurement, Workload
 
 
 def _discover() -> dict[str, Workload]:

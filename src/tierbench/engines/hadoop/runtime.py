@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from ...toolchain import ADD_OPENS, cache_dir, java_bin, maven_fetch, yarn_conf_dir  # noqa: F401 (re-exported)
+from ...toolchain import cache_dir, maven_fetch
 
 HADOOP_VERSION = "3.4.2"
 POM = Path(__file__).resolve().parent / "pom.xml"
