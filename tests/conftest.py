@@ -72,7 +72,7 @@ def spark():
     s.stop()
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def run_job(spark):
     import json
 

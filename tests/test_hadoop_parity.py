@@ -37,13 +37,10 @@ def parts(d: Path) -> bytes:
 
 
 @pytest.fixture(scope="module")
-def tera(tmp_path_factory, spark):
+def tera(tmp_path_factory, run_job):
     """Both engines' TeraGen and TeraSort of the same rows."""
-    import json
-
     tmp = tmp_path_factory.mktemp("parity")
-    jobs = spark._jvm.tierbench.jobs.Jobs
-    run = lambda job, **p: json.loads(jobs.run(spark._jsc, job, json.dumps(p)))
+    run = run_job
     ours_gen = run("teragen", rows=ROWS, tasks=3, output=[f"file://{tmp / 'tb-gen'}"])
     run("terasort", input=[f"file://{tmp / 'tb-gen'}"], output=[f"file://{tmp / 'tb-sort'}"], partitions=3)
     hadoop(tmp, "org.apache.hadoop.examples.terasort.TeraGen", str(ROWS), f"file://{tmp / 'h-gen'}")
