@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, asdict
 from pathlib import Path
 
 from ..errors import SpecError
-from ..storage.types import StorageConfig, check_dirs, parse_data, positive_int
+from ..storage.types import StorageConfig, check_dirs, parse_data, positive_int, unknown_fields
 from ..units import parse_size
 from ..workloads import WORKLOADS
 from .cost import CostSpec, parse_cost
@@ -123,25 +123,15 @@ def load_spec(path: str | os.PathLike) -> Spec:
     return parse_spec(raw, source=str(path), base_dir=p.resolve().parent)
 
 
-def _unknown(src, where, table, allowed):
-    for key in table:
-        if key not in allowed:
-            raise SpecError(src, f"{where}{key}", f"unknown field; accepted here: {', '.join(allowed)}")
-
-
-_int = positive_int
-_dirs = check_dirs
-
-
 def parse_spec(raw: dict, source: str = "<spec>", base_dir: Path | None = None) -> Spec:
     src = source
     base_dir = base_dir or Path.cwd()
-    _unknown(src, "", raw, TOP_KEYS)
+    unknown_fields(src, "", raw, TOP_KEYS)
 
     name = raw.get("name")
     if not isinstance(name, str) or not NAME_RE.match(name):
         raise SpecError(src, "name", f"expected a study name of letters, digits, '.', '_' or '-' (up to 64), got {name!r}")
-    repeats = _int(src, "repeats", raw.get("repeats", 3), 1)
+    repeats = positive_int(src, "repeats", raw.get("repeats", 3), 1)
     drop = raw.get("drop_caches", "auto")
     if drop not in DROP_CACHES:
         raise SpecError(src, "drop_caches", f"expected one of {', '.join(DROP_CACHES)}, got {drop!r}")
@@ -172,21 +162,21 @@ def parse_spec(raw: dict, source: str = "<spec>", base_dir: Path | None = None) 
             raise SpecError(src, where, "a configuration name may use letters, digits, '.', '_' and '-'")
         if not isinstance(c, dict):
             raise SpecError(src, where, "expected a table with `data` (and `intermediate`) directories")
-        _unknown(src, f"{where}.", c, STORAGE_KEYS)
+        unknown_fields(src, f"{where}.", c, STORAGE_KEYS)
         if "data" not in c:
             raise SpecError(src, f"{where}.data", "missing: the directories that hold the jobs' input and output")
         data, data_type, replication, store_conf = parse_data(src, f"{where}.data", c["data"], base_dir)
         StorageConfig(cname, data, (), data_type=data_type).type.check_engines(src, f"{where}.data", data, {e.kind for e in engines})
         inter, split = c.get("intermediate", list(data)), 1
         if isinstance(inter, dict):
-            _unknown(src, f"{where}.intermediate.", inter, INTERMEDIATE_KEYS)
+            unknown_fields(src, f"{where}.intermediate.", inter, INTERMEDIATE_KEYS)
             if "dirs" not in inter:
                 raise SpecError(src, f"{where}.intermediate.dirs", "missing: the directories for shuffle and spill data")
-            split = _int(src, f"{where}.intermediate.split", inter.get("split", 1), 1)
+            split = positive_int(src, f"{where}.intermediate.split", inter.get("split", 1), 1)
             if split > 64:
                 raise SpecError(src, f"{where}.intermediate.split", f"expected at most 64 subdirectories, got {split}")
             inter = inter["dirs"]
-        inter_dirs = _dirs(src, f"{where}.intermediate", inter, base_dir)
+        inter_dirs = check_dirs(src, f"{where}.intermediate", inter, base_dir)
         desc = c.get("description", "")
         storage.append(StorageConfig(cname, data, inter_dirs, split, str(desc), data_type, replication, store_conf))
 
@@ -218,7 +208,7 @@ def parse_spec(raw: dict, source: str = "<spec>", base_dir: Path | None = None) 
         if not isinstance(label, str) or not NAME_RE.match(label):
             raise SpecError(src, f"{where}.label", f"expected letters, digits, '.', '_' or '-', got {label!r}")
         allowed = ("name", "label") + tuple(p.name for p in wl.params)
-        _unknown(src, f"{where}.", w, allowed)
+        unknown_fields(src, f"{where}.", w, allowed)
         knob, values = swept(src, where, w, [p.name for p in wl.params if p.kind != "names"])
         members = []
         for value in values or [None]:
@@ -237,7 +227,7 @@ def parse_spec(raw: dict, source: str = "<spec>", base_dir: Path | None = None) 
     workloads = _order_producers_first(src, workloads)
     cost = parse_cost(src, raw.get("cost"), storage_raw)
     sampling = raw.get("sampling", {})
-    _unknown(src, "sampling.", sampling if isinstance(sampling, dict) else {"?": 0}, SAMPLING_KEYS)
+    unknown_fields(src, "sampling.", sampling if isinstance(sampling, dict) else {"?": 0}, SAMPLING_KEYS)
     enabled = sampling.get("enabled", True)
     if not isinstance(enabled, bool):
         raise SpecError(src, "sampling.enabled", f"expected true or false, got {enabled!r}")
@@ -248,12 +238,12 @@ def parse_spec(raw: dict, source: str = "<spec>", base_dir: Path | None = None) 
     probe = {"enabled": probe} if isinstance(probe, bool) else probe
     if not isinstance(probe, dict):
         raise SpecError(src, "probe", f"expected true, false or a table {{ size = \"256MB\" }}, got {probe!r}")
-    _unknown(src, "probe.", probe, PROBE_KEYS)
+    unknown_fields(src, "probe.", probe, PROBE_KEYS)
     try:
         probe_size = parse_size(probe.get("size", "256MB"))
     except ValueError as e:
         raise SpecError(src, "probe.size", str(e)) from None
-    probe_rt = _int(src, "probe.runtime_s", probe.get("runtime_s", 5), 1)
+    probe_rt = positive_int(src, "probe.runtime_s", probe.get("runtime_s", 5), 1)
     _check_against_producers(src, workloads)
     return Spec(name, src, repeats, engines, tuple(storage), tuple(workloads), baseline, drop, keep,
                 str(raw.get("description", "")), cost, enabled, float(interval), bool(probe.get("enabled", True)),
@@ -326,7 +316,7 @@ def _parse_one_engine(src, where, eng, name) -> EngineSpec:
     name = name or kind
     if not NAME_RE.match(name):
         raise SpecError(src, where, "an engine name may use letters, digits, '.', '_' and '-'")
-    _unknown(src, f"{where}.", eng, SPARK_KEYS if kind == "spark" else HADOOP_KEYS)
+    unknown_fields(src, f"{where}.", eng, SPARK_KEYS if kind == "spark" else HADOOP_KEYS)
     conf = eng.get("conf", {})
     example = "\"spark.shuffle.compress\" = \"false\"" if kind == "spark" else "\"mapreduce.map.output.compress\" = \"true\""
     if not isinstance(conf, dict) or not all(isinstance(v, (str, int, float, bool)) for v in conf.values()):

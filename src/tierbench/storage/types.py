@@ -29,7 +29,8 @@ def local_path(uri: str) -> Path | None:
     return Path(uri.removeprefix(FILE_SCHEME)) if uri.startswith(FILE_SCHEME) else None
 
 
-def _unknown(src, where, table, allowed):
+def unknown_fields(src, where, table, allowed):
+    """Refuse a key a table does not accept, naming it and what is accepted."""
     for key in table:
         if key not in allowed:
             raise SpecError(src, f"{where}{key}", f"unknown field; accepted here: {', '.join(allowed)}")
@@ -118,7 +119,7 @@ class LocalStorage(StorageType):
     def parse(self, src, where, value, base_dir):
         if not isinstance(value, dict):  # a bare list of directories
             return check_dirs(src, where, value, base_dir), None, {}
-        _unknown(src, f"{where}.", value, ("type", "dirs"))
+        unknown_fields(src, f"{where}.", value, ("type", "dirs"))
         return check_dirs(src, f"{where}.dirs", value.get("dirs"), base_dir), None, {}
 
     def check_engines(self, src, where, data, engine_kinds):
@@ -131,7 +132,7 @@ class SharedStorage(StorageType):
     name, title = "shared", "a shared mount (NFS), the same path on every node"
 
     def parse(self, src, where, value, base_dir):
-        _unknown(src, f"{where}.", value, ("type", "path"))
+        unknown_fields(src, f"{where}.", value, ("type", "path"))
         if "path" not in value:
             raise SpecError(src, f"{where}.path", "missing: the shared mount's path, the same on every node (e.g. an NFS mount)")
         return check_dirs(src, f"{where}.path", [value["path"]], base_dir), None, {}
@@ -151,7 +152,7 @@ class HdfsStorage(_RemoteStorage):
     name, title = "hdfs", "HDFS"
 
     def parse(self, src, where, value, base_dir):
-        _unknown(src, f"{where}.", value, ("type", "uri", "replication"))
+        unknown_fields(src, f"{where}.", value, ("type", "uri", "replication"))
         uri = value.get("uri")
         if not isinstance(uri, str) or not re.match(r"^hdfs://[^/]+(/.*)?$", uri):
             raise SpecError(src, f"{where}.uri", f"expected an HDFS URI such as \"hdfs://namenode:8020/benchmarks\", got {uri!r}")
@@ -188,7 +189,7 @@ class S3Storage(_RemoteStorage):
             if k in SECRET_KEYS or "secret" in k or "key" in k and k != "readahead_range":
                 raise SpecError(src, f"{where}.{k}", "credentials never go in a spec: export AWS_ACCESS_KEY_ID and "
                                 "AWS_SECRET_ACCESS_KEY (or AWS_PROFILE) before running tierbench")
-        _unknown(src, f"{where}.", value, S3_KEYS)
+        unknown_fields(src, f"{where}.", value, S3_KEYS)
         endpoint, bucket = value.get("endpoint"), value.get("bucket")
         if not isinstance(endpoint, str) or not re.match(r"^https?://[^/]+/?$", endpoint):
             raise SpecError(src, f"{where}.endpoint", f"expected an S3 endpoint such as \"http://127.0.0.1:7480\", got {endpoint!r}")
