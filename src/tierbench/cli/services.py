@@ -12,7 +12,7 @@ from ..errors import UserError
 
 
 def add_parser(subparsers):
-    sv = subparsers.add_parser("services", help="start, stop or inspect real local servers (yarn, spark) on 127.0.0.1",
+    sv = subparsers.add_parser("services", help="start, stop or inspect real local servers (yarn, spark, hdfs, s3) on 127.0.0.1",
                                formatter_class=argparse.RawDescriptionHelpFormatter,
                                description="Real servers for trying tierbench on one machine, each in its own directory with "
                                            "its configuration, logs and pid files. Bound to 127.0.0.1 only.\n"
