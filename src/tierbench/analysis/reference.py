@@ -1,6 +1,6 @@
 """Recompute a published cost table (jobs/day, jobs in 3 years, $/job) from its runtimes and prices.
 
-Reference files use the layout of shared/reference/seed_results.toml: a section
+Reference files use the layout of published.toml beside this file (the studies' tables): a section
 with `results.<config> = [runtimes...]`, `price_usd.<config>`, and the published
 `jobs_per_day`, `jobs_3_years`, `usd_per_job` (a list per config when the table
 covers several runtimes, else one number). Each paper rounded its own way; the
@@ -52,10 +52,12 @@ def _decimals(x) -> int:
     return 0 if s.endswith(".0") else len(s.split(".")[1])
 
 
+PUBLISHED = Path(__file__).resolve().with_name("published.toml")  # the studies' tables, copied into the package
+
+
 def load_section(ref: str) -> tuple[str, dict]:
-    if "#" not in ref:
-        raise UserError(f"--reference: expected FILE#SECTION (e.g. seed_results.toml#sandisk_testdfsio_2014), got {ref!r}")
-    file, section = ref.rsplit("#", 1)
+    """`SECTION` of the published tables shipped with tierbench, or `FILE#SECTION` of a file of the same layout."""
+    file, section = ref.rsplit("#", 1) if "#" in ref else (str(PUBLISHED), ref)
     p = Path(file)
     if not p.is_file():
         raise UserError(f"--reference: {file}: no such file")

@@ -15,12 +15,13 @@ def add_parser(subparsers):
                               epilog="examples:\n"
                                      "  tierbench cost --runtime-s 11589 --price-usd 37561\n"
                                      "  tierbench cost --runtime-s 485 --price-usd 46567 --years 5 --json\n"
-                                     "  tierbench cost --reference ../shared/reference/seed_results.toml#sandisk_testdfsio_2014")
+                                     "  tierbench cost --reference sandisk_testdfsio_2014")
     c.add_argument("--runtime-s", type=float, help="one job's runtime in seconds")
     c.add_argument("--price-usd", type=float, help="the configuration's price in USD")
     c.add_argument("--years", type=float, default=3, help="period of use in years (default: 3)")
     c.add_argument("--utilisation", type=float, default=1.0, help="share of the period spent running the job (default: 1)")
-    c.add_argument("--reference", metavar="FILE#SECTION", help="recompute a published table from a reference file")
+    c.add_argument("--reference", metavar="[FILE#]SECTION", help="recompute a published table: a SECTION of the studies' tables "
+                   "shipped with tierbench (sandisk_testdfsio_2014, sandisk_terasort_2014), or FILE#SECTION of your own file")
     c.add_argument("--json", action="store_true", help="print JSON instead of a table")
     return c
 
