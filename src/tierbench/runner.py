@@ -51,10 +51,14 @@ class StudyRunner:
             if study.get("fingerprint") != spec.fingerprint():
                 raise UserError(f"{self.results.path}: the spec changed since these results were recorded "
                                 "(configurations, engines, workloads or repeats differ); runs cannot be pooled: use another --out")
+            self.layout.claim()  # (locks the data roots: a second study on them stops here)
+            self.results.cut_torn_tail()
             records = self.results.records()
             check_resume(study, records, machine_facts(), tool_facts(), self.allow_mixed)
             self.results.update_study(spec=spec.to_dict())  # prices and descriptions may have been edited
         else:
+            self.results.check_writable_as_new()
+            self.layout.claim()
             self.results.create({
                 "name": spec.name,
                 "fingerprint": spec.fingerprint(),
@@ -67,7 +71,6 @@ class StudyRunner:
                 **tool_facts(),
             })
             records = []
-        self.layout.claim()
         if not records:
             self.layout.reset()
         study = self.results.study()
@@ -102,6 +105,15 @@ class StudyRunner:
 
     # -- the study ------------------------------------------------------------
     def run(self, console=None) -> ResultsDir:
+        """The whole study, holding the results folder and the data roots for this process only."""
+        self.results.lock()
+        try:
+            return self._run(console)
+        finally:
+            self.layout.unlock()
+            self.results.unlock()
+
+    def _run(self, console) -> ResultsDir:
         records = self.prepare()
         done = latest_ok(records)
         todo = [p for p in self.plan if p.key not in done]

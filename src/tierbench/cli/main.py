@@ -5,6 +5,7 @@ A verb is a module here with `add_parser(subparsers)` (its sub-parser) and
 """
 
 import argparse
+import signal
 import sys
 
 from .. import __version__
@@ -45,9 +46,19 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+class Stopped(KeyboardInterrupt):
+    """SIGTERM or SIGHUP: stopped from outside, handled as Ctrl-C is (finished runs are saved)."""
+
+
+def _stop_on(signum, frame):
+    raise Stopped(signal.Signals(signum).name)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, _stop_on)
     try:
         if args.verb is None:
             parser.print_help()
@@ -59,9 +70,10 @@ def main(argv: list[str] | None = None) -> int:
     except BrokenPipeError:  # e.g. `tierbench workloads | head`
         sys.stderr.close()
         return 0
-    except KeyboardInterrupt:
-        print("\ntierbench: interrupted; finished runs are saved: continue with --resume", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as e:
+        how = f" by {e.args[0]}" if isinstance(e, Stopped) else ""
+        print(f"\ntierbench: interrupted{how}; finished runs are saved: continue with --resume", file=sys.stderr)
+        return 128 + (signal.Signals[e.args[0]].value if isinstance(e, Stopped) else signal.SIGINT.value)
 
 
 if __name__ == "__main__":

@@ -15,16 +15,10 @@ from pathlib import Path
 from typing import Callable
 
 from ..job import JobOutcome, JobRequest
+from ..redaction import redact
 from ..toolchain import pid_alive
 from .base import EngineError
 from .jobs_jar import jobs_jar
-SECRET_WORDS = ("secret", "password", "access.key", "token", "credential")
-
-
-def redact(conf: dict) -> dict:
-    return {k: ("<redacted>" if any(w in k.lower() for w in SECRET_WORDS) else v) for k, v in conf.items()}
-
-
 def spark_conf(engine, app_name: str, local_dirs: list[Path]) -> dict:
     conf = {
         "spark.master": engine.master,

@@ -13,12 +13,15 @@ from dataclasses import dataclass, field, asdict
 from pathlib import Path
 
 from ..errors import SpecError
+from ..redaction import has_userinfo, is_secret_key
 from ..storage.types import StorageConfig, check_dirs, parse_data, positive_int, unknown_fields
 from ..units import parse_size
 from ..workloads import WORKLOADS
 from .cost import CostSpec, parse_cost
 from .knobs import ENGINE_KNOBS, engine_knob_conf, swept, token
 
+MAX_REPEATS = 1000
+MAX_RUNS = 100_000  # a plan larger than this cannot finish (nor fit a report)
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 ENGINE_KINDS = ("spark", "hadoop")
 HADOOP_MODES = ("local", "yarn")
@@ -112,6 +115,8 @@ class Spec:
 
 def load_spec(path: str | os.PathLike) -> Spec:
     p = Path(path)
+    if p.is_dir():
+        raise SpecError(str(path), "", "is a directory, not a spec file: give the study's .toml file (examples/ has some)")
     if not p.is_file():
         raise SpecError(str(path), "", "no such spec file")
     try:
@@ -132,6 +137,8 @@ def parse_spec(raw: dict, source: str = "<spec>", base_dir: Path | None = None) 
     if not isinstance(name, str) or not NAME_RE.match(name):
         raise SpecError(src, "name", f"expected a study name of letters, digits, '.', '_' or '-' (up to 64), got {name!r}")
     repeats = positive_int(src, "repeats", raw.get("repeats", 3), 1)
+    if repeats > MAX_REPEATS:
+        raise SpecError(src, "repeats", f"at most {MAX_REPEATS}, got {repeats:,}")
     drop = raw.get("drop_caches", "auto")
     if drop not in DROP_CACHES:
         raise SpecError(src, "drop_caches", f"expected one of {', '.join(DROP_CACHES)}, got {drop!r}")
@@ -245,6 +252,10 @@ def parse_spec(raw: dict, source: str = "<spec>", base_dir: Path | None = None) 
         raise SpecError(src, "probe.size", str(e)) from None
     probe_rt = positive_int(src, "probe.runtime_s", probe.get("runtime_s", 5), 1)
     _check_against_producers(src, workloads)
+    runs = repeats * len(storage) * len(engines) * len(workloads)
+    if runs > MAX_RUNS:
+        raise SpecError(src, "", f"the plan has {runs:,} runs ({repeats} repeats x {len(storage) * len(engines)} configurations "
+                        f"x {len(workloads)} workloads), more than {MAX_RUNS:,}: fewer repeats, sweep values or workloads")
     return Spec(name, src, repeats, engines, tuple(storage), tuple(workloads), baseline, drop, keep,
                 str(raw.get("description", "")), cost, enabled, float(interval), bool(probe.get("enabled", True)),
                 probe_size, probe_rt, tuple(sweeps))
@@ -322,6 +333,11 @@ def _parse_one_engine(src, where, eng, name) -> EngineSpec:
     if not isinstance(conf, dict) or not all(isinstance(v, (str, int, float, bool)) for v in conf.values()):
         raise SpecError(src, f"{where}.conf", f"expected a table of settings, e.g. {example}")
     conf = {k: str(v).lower() if isinstance(v, bool) else str(v) for k, v in conf.items()}
+    for k, v in conf.items():
+        if is_secret_key(k) or has_userinfo(v):
+            raise SpecError(src, f"{where}.conf.{k}", "looks like a credential, and a spec is stored with every result: "
+                            "give credentials through the environment (AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY, "
+                            "AWS_PROFILE) or the cluster's own configuration, never in a spec")
     knobs = {k: eng[k] for k in ENGINE_KNOBS if k in eng}
     conf.update(engine_knob_conf(src, where, kind, str(eng.get("master", "local[*]")), knobs))
     if kind == "hadoop":
@@ -340,6 +356,8 @@ def _parse_one_engine(src, where, eng, name) -> EngineSpec:
         return EngineSpec(name=name, kind=kind, conf=conf, mode=mode, hadoop_conf_dir=conf_dir, master="", driver_memory="",
                           knobs=knobs)
     master = eng.get("master", "local[*]")
+    if isinstance(master, str) and has_userinfo(master):
+        raise SpecError(src, f"{where}.master", "no user or key in the master URL (user:key@): a spec is stored with every result")
     if not isinstance(master, str) or not re.match(r"^(local(\[(\*|[1-9][0-9]*)(,[0-9]+)?\])?|spark://.+|yarn|k8s://.+|local-cluster\[.+\])$", master):
         raise SpecError(src, f"{where}.master", f"expected a Spark master URL (local[N], local[*], spark://HOST:PORT, yarn, k8s://...), got {master!r}")
     for mem_key in ("driver_memory", "executor_memory"):

@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 from ..errors import UserError
+from ..locks import LOCK_FILE, HeldLock
 from .types import StorageConfig
 
 OWNER_FILE = ".tierbench-owner"
@@ -56,6 +57,7 @@ class StudyLayout:
         self.roots = sorted({study_root(t, spec.name) for t in targets})
         # roots on other file systems (hdfs://), each with the settings to reach it
         self.namespace = f"{NAMESPACE}/{spec.name}"
+        self._locks: dict[Path, HeldLock] = {}
         self.remote_roots = {c.type.remote_root(c.data, self.namespace): c for c in spec.storage if c.remote}
 
     def _fs(self, root: str):
@@ -93,17 +95,28 @@ class StudyLayout:
                                      "tierbench will not write there: rename the study or choose another uri")
 
     def claim(self) -> None:
+        """Make the roots ours (marked) and lock each local one for as long as this process works in it."""
         self.check()
-        for root in self.remote_roots:
+        for root in self.roots:
+            try:
+                root.mkdir(parents=True, exist_ok=True)
+            except OSError as e:
+                raise UserError(f"cannot create {root}: {e.strerror}; choose a directory tierbench can write to") from None
+            if root not in self._locks:
+                self._locks[root] = HeldLock(root / LOCK_FILE, f"{root} (a data root of study {self.spec.name!r})").acquire()
+            owner = root / OWNER_FILE
+            if not owner.exists():
+                owner.write_text(json.dumps({"study": self.spec.name, "created": time.time(), "pid": os.getpid()}))
+        for root in self.remote_roots:  # (no lock on a remote file system: the local roots' locks guard a study)
             fs = self._fs(root)
             fs.mkdirs(root)
             if not fs.exists(f"{root}/{OWNER_FILE}"):
                 fs.touch(f"{root}/{OWNER_FILE}")
-        for root in self.roots:
-            root.mkdir(parents=True, exist_ok=True)
-            owner = root / OWNER_FILE
-            if not owner.exists():
-                owner.write_text(json.dumps({"study": self.spec.name, "created": time.time(), "pid": os.getpid()}))
+
+    def unlock(self) -> None:
+        for lock in self._locks.values():
+            lock.release()
+        self._locks.clear()
 
     def _owned_root_of(self, path: Path) -> Path | None:
         path = Path(os.path.normpath(path))
@@ -126,7 +139,7 @@ class StudyLayout:
         for root in self.roots:
             if (root / OWNER_FILE).is_file():
                 for child in root.iterdir():
-                    if child.name != OWNER_FILE:
+                    if child.name not in (OWNER_FILE, LOCK_FILE):
                         self.remove(child)
         for root in self.remote_roots:
             fs = self._fs(root)
@@ -150,6 +163,8 @@ class StudyLayout:
                     fs.remove(root)
                     fs.remove_if_empty(root.rsplit("/", 1)[0])
         for root in self.roots if only is None else only:
+            if root in self._locks:
+                self._locks.pop(root).release()
             if (root / OWNER_FILE).is_file():
                 _rmtree(root)
             try:

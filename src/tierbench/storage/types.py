@@ -14,9 +14,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import SpecError
+from ..redaction import has_userinfo
+from ..sampling.devices import mount_of
 from ..units import parse_size
 
 FILE_SCHEME = "file://"
+PSEUDO_FS = ("proc", "sysfs", "cgroup", "cgroup2", "devtmpfs", "devpts", "debugfs", "securityfs", "tracefs", "configfs",
+             "pstore", "bpf", "mqueue", "fusectl", "binfmt_misc", "autofs")
 
 
 def to_uri(path) -> str:
@@ -54,7 +58,15 @@ def check_dir(src, field_name, value, base_dir: Path) -> str:
     path = Path(os.path.normpath(path))
     probe = path
     while not probe.exists():
+        if os.path.lexists(probe):  # a link to nowhere, or a loop of links: nothing can be made under it
+            raise SpecError(src, field_name, f"{path}: {probe} is a dangling symbolic link (or a loop of links)")
         probe = probe.parent
+    mount = mount_of(str(probe))
+    if mount.get("fs_type") in PSEUDO_FS:
+        raise SpecError(src, field_name, f"{path}: {probe} is on {mount['fs_type']} ({mount['mount_point']}), the kernel's "
+                        "own file system, not storage; choose a directory on a disk")
+    if "ro" in mount.get("options", "").split(","):
+        raise SpecError(src, field_name, f"{path}: {mount['mount_point']} is mounted read-only")
     if not probe.is_dir():
         raise SpecError(src, field_name, f"{path}: {probe} is a file, not a directory")
     if not os.access(probe, os.W_OK | os.X_OK):
@@ -154,6 +166,9 @@ class HdfsStorage(_RemoteStorage):
     def parse(self, src, where, value, base_dir):
         unknown_fields(src, f"{where}.", value, ("type", "uri", "replication"))
         uri = value.get("uri")
+        if isinstance(uri, str) and has_userinfo(uri):
+            raise SpecError(src, f"{where}.uri", "no user or key in the URI (user@ / user:key@): tierbench reaches HDFS as the "
+                            "user it runs as; set HADOOP_USER_NAME in the environment to act as another")
         if not isinstance(uri, str) or not re.match(r"^hdfs://[^/]+(/.*)?$", uri):
             raise SpecError(src, f"{where}.uri", f"expected an HDFS URI such as \"hdfs://namenode:8020/benchmarks\", got {uri!r}")
         replication = value.get("replication")
@@ -191,6 +206,9 @@ class S3Storage(_RemoteStorage):
                                 "AWS_SECRET_ACCESS_KEY (or AWS_PROFILE) before running tierbench")
         unknown_fields(src, f"{where}.", value, S3_KEYS)
         endpoint, bucket = value.get("endpoint"), value.get("bucket")
+        if isinstance(endpoint, str) and has_userinfo(endpoint):
+            raise SpecError(src, f"{where}.endpoint", "credentials never go in a spec (user:key@ in the endpoint): export "
+                            "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or AWS_PROFILE) before running tierbench")
         if not isinstance(endpoint, str) or not re.match(r"^https?://[^/]+/?$", endpoint):
             raise SpecError(src, f"{where}.endpoint", f"expected an S3 endpoint such as \"http://127.0.0.1:7480\", got {endpoint!r}")
         if not isinstance(bucket, str) or not re.match(r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$", bucket):

@@ -72,6 +72,7 @@ def upgrade(record: dict) -> dict:
     """A stored record brought up to SCHEMA_VERSION (a new dict; the file is not rewritten)."""
     r = dict(record)
     version = r.get("schema_version", 1)
+    r.setdefault("variant", r.get("config"))  # early version-1 records: one engine, the variant is the configuration
     if version < 2:
         r["io"] = io_of(r.get("workload", ""), r.get("metrics", {})) if r.get("status") == "ok" else {}
     r["schema_version"] = SCHEMA_VERSION

@@ -12,7 +12,10 @@ the workload. `tests/test_layout.py` fails when a workload leaves a fact out.
 
 from dataclasses import dataclass, field
 
-from ..units import MB, parse_size
+from ..units import MB, format_size, parse_size
+
+MAX_COUNT = 1_000_000  # tasks, files, partitions: a million is past any cluster the studies or users run
+MAX_SIZE = 1 << 50  # 1 PiB per workload
 
 
 @dataclass(frozen=True)
@@ -23,11 +26,15 @@ class Param:
     doc: str
     minimum: int = 0
     choices: tuple = ()
+    maximum: int | None = None  # counts: default MAX_COUNT; sizes: MAX_SIZE (more cannot be planned on any cluster)
 
     def parse(self, value):
         """The parameter's value in canonical form; ValueError saying what is accepted."""
         if self.kind == "size":
-            return parse_size(value)
+            size = parse_size(value)
+            if size > (self.maximum or MAX_SIZE):
+                raise ValueError(f"at most {format_size(self.maximum or MAX_SIZE)}, got {format_size(size)}")
+            return size
         if self.kind == "number":
             if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
                 raise ValueError(f"expected a number > 0, got {value!r}")
@@ -55,6 +62,8 @@ class Param:
             raise ValueError(f"expected a whole number >= {self.minimum}, got {value!r}")
         if value < self.minimum:
             raise ValueError(f"must be >= {self.minimum}, got {value}")
+        if value > (self.maximum or MAX_COUNT):
+            raise ValueError(f"at most {self.maximum or MAX_COUNT:,}, got {value:,}")
         return value
 
 

@@ -11,7 +11,7 @@ define_metrics(
     rows=Metric("rows", "100-byte rows generated, sorted or validated"),
     error_count=Metric("errors", "TeraValidate: misordered rows and bad partition boundaries (0 when valid)", False),
 )
-_ROWS = Param("rows", "count", 1_000_000, "rows of 100 bytes to generate (or give `size`)", 1)
+_ROWS = Param("rows", "count", 1_000_000, "rows of 100 bytes to generate (or give `size`)", 1, maximum=(1 << 50) // 100)
 _SIZE = Param("size", "size", None, "data to generate, e.g. \"1GB\" (rows = size / 100); overrides rows")
 EXAMPLES = "org.apache.hadoop.examples.terasort."
 
