@@ -12,7 +12,7 @@ the workload. `tests/test_layout.py` fails when a workload leaves a fact out.
 
 from dataclasses import dataclass, field
 
-from ..units import MB, format_size, parse_size
+from ..units import MB, parse_size
 
 MAX_COUNT = 1_000_000  # tasks, files, partitions: a million is past any cluster the studies or users run
 MAX_SIZE = 1 << 50  # 1 PiB per workload
@@ -33,7 +33,7 @@ class Param:
         if self.kind == "size":
             size = parse_size(value)
             if size > (self.maximum or MAX_SIZE):
-                raise ValueError(f"at most {format_size(self.maximum or MAX_SIZE)}, got {format_size(size)}")
+                raise ValueError(f"at most {(self.maximum or MAX_SIZE):,} bytes (1 PiB), got {size:,} bytes ({value})")
             return size
         if self.kind == "number":
             if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
