@@ -60,6 +60,13 @@ class SparkApp:
         ready = self._next_event()
         self.spark_version = ready["spark_version"]
         self.full_conf = redact(ready["conf"])
+        from ..sampling.procfs import descendants
+
+        self.jvm_pids = descendants(self.proc.pid)  # Spark's JVM (py4j's gateway)
+
+    def alive(self) -> bool:
+        """The worker and its JVM both running (a JVM killed between runs would fail the next run)."""
+        return self.proc.poll() is None and (not self.jvm_pids or any(pid_alive(p) for p in self.jvm_pids))
 
     def _send(self, obj) -> None:
         try:
@@ -132,8 +139,10 @@ class SparkEngine:
         self._variant: str | None = None
 
     def open(self, variant: str, config, local_dirs: list[Path], on_phase, also=()) -> None:
-        if self._app is not None and self._variant == variant and self._app.proc.poll() is None:
+        if self._app is not None and self._variant == variant and self._app.alive():
             return
+        if self._app is not None and self._variant == variant:
+            on_phase("the Spark application had died: starting a fresh one")
         self.close()
         on_phase(f"starting Spark for {variant}")
         for d in local_dirs:
@@ -165,6 +174,9 @@ class SparkEngine:
             self._app, self._variant = None, None
             raise
         if not ev["ok"]:
+            if ev.get("engine_dead"):  # the application is gone: the next run starts a fresh one
+                self.close()
+                return JobOutcome(False, ev["wall_s"], error=ev["error"] + "; a fresh Spark application is started for the next run")
             return JobOutcome(False, ev["wall_s"], error=ev["error"])
         return JobOutcome(True, ev["wall_s"], ev["result"])
 

@@ -88,9 +88,32 @@ def main() -> None:
             if java_msg is not None:
                 msg = _java_cause(java_msg)
             traceback.print_exc()
+            dead = _jvm_death(sc)
+            if dead:  # nothing more can run here: say so, and exit so that tierbench starts a fresh application
+                _send(proto, {"event": "result", "ok": False, "error": f"{dead} ({msg})", "wall_s": time.perf_counter() - t0,
+                              "engine_dead": True})
+                watcher.join(timeout=2)
+                os._exit(3)
             _send(proto, {"event": "result", "ok": False, "error": msg, "wall_s": time.perf_counter() - t0})
         watcher.join(timeout=2)
     spark.stop()
+
+
+def _jvm_death(sc) -> str | None:
+    """Why Spark's JVM is gone (None while it answers)."""
+    import signal as _signal
+
+    proc = getattr(sc._gateway, "proc", None)
+    code = proc.poll() if proc is not None else None
+    if code is None:
+        try:
+            sc._jvm.java.lang.System.currentTimeMillis()
+            return None
+        except Exception:
+            return "the Spark JVM stopped answering"
+    if code < 0:
+        return f"the Spark JVM was killed by {_signal.Signals(-code).name}"
+    return f"the Spark JVM exited with status {code}" + (" (out of memory?)" if code in (52, 137) else "")
 
 
 def _java_cause(jexc) -> str:

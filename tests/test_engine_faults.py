@@ -1,0 +1,116 @@
+"""A real Spark JVM killed during a job and between jobs: the run that was hit is failed with the cause, the
+next, unrelated run gets a fresh application and succeeds (issue 17, item 6). End-to-end: real Spark."""
+
+import os
+import signal
+import threading
+import time
+import tomllib
+import textwrap
+
+import pytest
+
+from tierbench.engines.spark import SparkEngine
+from tierbench.job import JobRequest
+from tierbench.sampling.procfs import descendants
+from tierbench.spec import parse_spec
+from tierbench.storage.types import to_uri
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture
+def engine(tmp_path):
+    spec = parse_spec(tomllib.loads(textwrap.dedent(f"""
+        name = "faults"
+        [engine]
+        master = "local[2]"
+        [storage.a]
+        data = ["{tmp_path}/data"]
+        [[workloads]]
+        name = "teragen"
+        rows = 3_000_000
+        tasks = 2
+        [[workloads]]
+        name = "dfsio-write"
+        files = 2
+        file_size = "1MB"
+        """)), "faults.toml", tmp_path)
+    e = SparkEngine(spec.engines[0], spec.name, tmp_path)
+    yield spec, e
+    e.close()
+
+
+def request(spec, tmp_path, label: str, key: str) -> JobRequest:
+    w = next(w for w in spec.workloads if w.label == label)
+    return JobRequest(key, w, None, [], [to_uri(tmp_path / "data" / key)], [tmp_path / "local"], tmp_path / "scratch" / key)
+
+
+def jvm_of(e: SparkEngine) -> int:
+    java = [p for p in descendants(e._app.proc.pid) if "java" in open(f"/proc/{p}/cmdline").read()]
+    assert java, "no JVM below the Spark worker"
+    return java[0]
+
+
+def test_a_jvm_killed_during_a_job_fails_that_run_with_the_cause_and_the_next_run_succeeds(engine, tmp_path):
+    spec, e = engine
+    e.open("a", spec.storage[0], [tmp_path / "local"], lambda t: None)
+    jvm = jvm_of(e)
+    started = threading.Event()
+    killer = threading.Thread(target=lambda: started.wait(60) and (time.sleep(0.3), os.kill(jvm, signal.SIGKILL)))
+    killer.start()
+    out = e.run(request(spec, tmp_path, "teragen", "r1"), lambda ev: started.set())
+    killer.join()
+    assert not out.ok and "killed by SIGKILL" in out.error and "fresh Spark application" in out.error
+    phases = []
+    e.open("a", spec.storage[0], [tmp_path / "local"], phases.append)
+    assert phases and jvm_of(e) != jvm
+    assert e.run(request(spec, tmp_path, "dfsio-write", "r2"), lambda ev: None).ok
+
+
+def test_a_jvm_that_died_between_jobs_is_replaced_before_the_next_run(engine, tmp_path):
+    spec, e = engine
+    e.open("a", spec.storage[0], [tmp_path / "local"], lambda t: None)
+    assert e.run(request(spec, tmp_path, "dfsio-write", "r1"), lambda ev: None).ok
+    jvm = jvm_of(e)
+    os.kill(jvm, signal.SIGKILL)
+    time.sleep(0.5)
+    phases = []
+    e.open("a", spec.storage[0], [tmp_path / "local"], phases.append)
+    assert any("had died" in p for p in phases)
+    assert e.run(request(spec, tmp_path, "dfsio-write", "r2"), lambda ev: None).ok
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
+def test_sigterm_and_sighup_stop_a_study_as_ctrl_c_does_and_it_resumes(tmp_path, sig):
+    import json
+    import subprocess
+    import sys
+
+    from conftest import SMALL_WORKLOADS, tierbench, write_spec
+
+    spec = write_spec(tmp_path / "s.toml", f"""
+name = "stopped"
+repeats = 2
+[engine]
+master = "local[2]"
+[storage.a]
+data = ["{tmp_path}/data"]
+{SMALL_WORKLOADS}""")
+    runs = tmp_path / "res" / "runs.jsonl"
+    p = subprocess.Popen([sys.executable, "-m", "tierbench", "run", str(spec), "--out", str(tmp_path / "res")],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 300
+    while time.time() < deadline and not (runs.exists() and len(runs.read_text().splitlines()) >= 2):
+        time.sleep(0.2)
+    p.send_signal(sig)
+    _, err = p.communicate(timeout=120)
+    assert p.returncode == 128 + sig.value, err[-2000:]
+    assert f"interrupted by {sig.name}; finished runs are saved: continue with --resume" in err
+    done = [json.loads(l)["run_key"] for l in runs.read_text().splitlines()]
+    out = tierbench("run", spec, "--out", tmp_path / "res", "--resume", timeout=600)
+    assert out.returncode == 0, out.stderr[-2000:]
+    ok = [json.loads(l) for l in runs.read_text().splitlines()]
+    keys = [r["run_key"] for r in ok if r["status"] == "ok"]
+    assert sorted(set(keys)) == sorted(keys) and len(keys) == 10  # none lost, none twice
+    assert [r["run_key"] for r in ok][: len(done)] == done
