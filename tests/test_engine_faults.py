@@ -114,3 +114,30 @@ data = ["{tmp_path}/data"]
     keys = [r["run_key"] for r in ok if r["status"] == "ok"]
     assert sorted(set(keys)) == sorted(keys) and len(keys) == 10  # none lost, none twice
     assert [r["run_key"] for r in ok][: len(done)] == done
+
+
+@pytest.mark.parametrize("data", [
+    'data = {{ type = "s3", endpoint = "http://127.0.0.1:{port}", bucket = "bench" }}',
+    'data = {{ type = "hdfs", uri = "hdfs://127.0.0.1:{port}/tb" }}',
+])
+def test_a_dead_endpoint_fails_in_seconds_in_one_line_and_nothing_is_created(tmp_path, data, monkeypatch):
+    """A closed port is what a dead S3 gateway or NameNode looks like to a client."""
+    from conftest import tierbench, write_spec
+    from tierbench.services.base import free_port
+
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "x")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "y")
+    spec = write_spec(tmp_path / "s.toml", f"""
+name = "dead"
+[storage.remote]
+{data.format(port=free_port())}
+intermediate = ["{tmp_path}/work/tmp"]
+[[workloads]]
+name = "teragen"
+""")
+    t0 = time.perf_counter()
+    out = tierbench("run", spec, "--out", tmp_path / "work" / "res", timeout=300)
+    assert out.returncode == 2 and len(out.stderr.strip().splitlines()) == 1, out.stderr
+    assert "Connection refused" in out.stderr or "connection refused" in out.stderr.lower()
+    assert time.perf_counter() - t0 < 60, f"took {time.perf_counter() - t0:.0f} s"
+    assert not (tmp_path / "work").exists()

@@ -221,3 +221,21 @@ def test_absurd_numbers_are_refused_up_front(tmp_path, tb, change, field, says):
 
 def test_a_directory_given_as_spec_is_named(tmp_path, tb):
     one_error_line(tb("run", tmp_path), "is a directory, not a spec file")
+
+
+def test_a_study_stops_after_three_runs_in_a_row_fail_the_same_way(tmp_path):
+    spec = make_spec(tmp_path)
+    engine = FakeEngine(JOB_RESULTS, fail={w: "java.net.ConnectException: Connection refused (127.0.0.1:7480)"
+                                           for w in JOB_RESULTS})
+    with pytest.raises(UserError, match=r"stopped: 3 runs in a row failed the same way \(java.net.ConnectException.*--resume"):
+        StudyRunner(spec, tmp_path / "results", ["t"], engines={"spark": engine}).run()
+    recs = ResultsDir(tmp_path / "results", on_warning=lambda w: None).records()
+    assert [r["status"] for r in recs if not r["error"].startswith("not run:")] == ["failed"] * 3
+
+
+def test_different_failures_or_an_ok_run_do_not_stop_a_study(tmp_path):
+    spec = make_spec(tmp_path)
+    engine = FakeEngine(JOB_RESULTS, fail={"teragen": "disk full", "dfsio-write": "Connection refused", "textgen": "disk full"})
+    StudyRunner(spec, tmp_path / "results", ["t"], engines={"spark": engine}).run()
+    recs = ResultsDir(tmp_path / "results", on_warning=lambda w: None).records()
+    assert len(recs) == 28 and sum(r["status"] == "ok" for r in recs) > 10

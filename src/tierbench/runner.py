@@ -4,6 +4,7 @@ moment it ends. When a (variant, repeat) group is complete and all its runs are 
 """
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -23,6 +24,27 @@ def make_engines(spec: Spec, log_dir: Path) -> dict:
     from .engines.spark import SparkEngine
 
     return {e.name: SparkEngine(e, spec.name, log_dir) if e.kind == "spark" else HadoopEngine(e, log_dir) for e in spec.engines}
+
+
+MAX_SAME_FAILURES = 3  # runs in a row failing with the same cause stop the study (a dead endpoint, a full disk)
+
+
+class FailureStreak:
+    """Counts runs in a row that failed with the same cause. A run skipped for want of its input is a
+    consequence, not a cause: it neither counts nor breaks the streak."""
+
+    def __init__(self, limit: int):
+        self.limit, self.count, self.cause = limit, 0, ""
+
+    def add(self, record: dict) -> bool:
+        error = record.get("error") or ""
+        if record["status"] == "ok":
+            self.count, self.cause = 0, ""
+        elif not error.startswith("not run:"):
+            cause = re.sub(r"\d+", "N", error)[:120]  # the same failure with other numbers in it
+            self.count = self.count + 1 if cause == self.cause else 1
+            self.cause = cause
+        return self.count >= self.limit
 
 
 class StudyRunner:
@@ -124,11 +146,15 @@ class StudyRunner:
         all_ok = True
         try:
             with progress:
+                streak = FailureStreak(MAX_SAME_FAILURES)
                 for planned in todo:
                     record = RunLifecycle(self, planned, engines[planned.engine], done, progress).execute()
                     all_ok = all_ok and record["status"] == "ok"
                     progress.finished(planned.key, record["status"], record["wall_s"],
                                       "" if record["status"] == "ok" else (record["error"] or "")[:200])
+                    if streak.add(record):
+                        raise UserError(f"stopped: {streak.count} runs in a row failed the same way ({streak.cause[:300]}); "
+                                        f"they are recorded: fix the cause and continue with --resume")
         finally:
             for e in engines.values():
                 e.close()

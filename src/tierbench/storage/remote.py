@@ -32,8 +32,9 @@ class HadoopFs:
 
     @classmethod
     def for_config(cls, config) -> "HadoopFs":
-        """The shell for a storage configuration's remote file system, with its settings and connector."""
-        return cls(config.engine_settings(), s3a=config.type.s3a)
+        """The shell for a storage configuration's remote file system, with its settings and connector, and
+        short timeouts and retries (a dead endpoint fails in seconds), unless the configuration sets them."""
+        return cls({**config.type.fail_fast, **config.engine_settings()}, s3a=config.type.s3a)
 
     def _shell(self, *args: str) -> subprocess.CompletedProcess:
         from ..toolchain import java_bin, pyspark_home

@@ -107,6 +107,10 @@ class StorageType:
         """Hadoop-level settings this storage needs (engines prefix them: spark.hadoop.*, or -D)."""
         return {}
 
+    # settings for tierbench's own housekeeping on this storage (pre-flight check, clean-up), not for the measured
+    # jobs: a dead endpoint must fail in seconds, not after minutes of the client's retries
+    fail_fast: dict = {}
+
     def local_dirs(self, data: tuple[str, ...]) -> tuple[str, ...]:
         """The data locations that are directories on this machine's file systems (sampled, namespaced locally)."""
         return () if self.remote else data
@@ -179,6 +183,9 @@ class HdfsStorage(_RemoteStorage):
     def engine_settings(self, replication, store_conf):
         return {"dfs.replication": str(replication)} if replication else {}
 
+    fail_fast = {"ipc.client.connect.timeout": "5000", "ipc.client.connect.max.retries": "1",
+                 "ipc.client.connect.max.retries.on.timeouts": "1", "dfs.client.retry.policy.enabled": "false"}
+
     def default_fs(self, data):
         return re.match(r"^hdfs://[^/]+", data[0]).group(0)
 
@@ -239,6 +246,10 @@ class S3Storage(_RemoteStorage):
 
     def engine_settings(self, replication, store_conf):
         return dict(store_conf)
+
+    fail_fast = {"fs.s3a.connection.establish.timeout": "5s", "fs.s3a.connection.timeout": "15s",
+                 "fs.s3a.attempts.maximum": "1", "fs.s3a.retry.limit": "1", "fs.s3a.retry.interval": "100ms",
+                 "fs.s3a.retry.throttle.limit": "1"}
 
 
 STORAGE_TYPES: dict[str, StorageType] = {t.name: t for t in (LocalStorage(), SharedStorage(), HdfsStorage(), S3Storage())}

@@ -55,7 +55,7 @@ class ResultsDir:
         self.path = Path(path)
         self.on_warning = on_warning
         self._lock: HeldLock | None = None
-        self._made_folder = False
+        self._made_folder = None
 
     @property
     def study_file(self) -> Path:
@@ -81,7 +81,11 @@ class ResultsDir:
         if os.path.lexists(self.path) and not os.path.exists(self.path):
             raise UserError(f"{self.path} is a dangling symbolic link (or a loop of links); --out must be a directory")
         self.check_writable_as_new()  # (a folder of someone else's files is refused before anything is written)
-        self._made_folder = not os.path.lexists(self.path)
+        self._made_folder = None  # the outermost folder this makes (the results folder or a parent of it)
+        for p in (self.path.absolute(), *self.path.absolute().parents):
+            if os.path.lexists(p):
+                break
+            self._made_folder = p
         try:
             self.path.mkdir(parents=True, exist_ok=True)
         except OSError as e:
@@ -93,12 +97,12 @@ class ResultsDir:
             return
         if not self.exists():  # nothing was recorded: leave nothing behind (still holding the lock)
             if self._made_folder:
-                shutil.rmtree(self.path, ignore_errors=True)
+                shutil.rmtree(self._made_folder, ignore_errors=True)
             else:
                 (self.path / LOCK_FILE).unlink(missing_ok=True)
         self._lock.release()
         self._lock = None
-        self._made_folder = False
+        self._made_folder = None
 
     def create(self, study: dict) -> None:
         self.check_writable_as_new()
