@@ -122,7 +122,7 @@ def _service(name, home):
 UP_STATE = {
     "yarn": {"resourcemanager": "127.0.0.1:1", "web": "http://127.0.0.1:2", "nodes_running": 1, "conf_dir": "/s/conf"},
     "spark": {"master_url": "spark://127.0.0.1:3", "web": "http://127.0.0.1:4", "workers_alive": 2},
-    "hdfs": {"uri": "hdfs://127.0.0.1:5", "live_datanodes": 2, "conf_dir": "/s/conf/client"},
+    "hdfs": {"uri": "hdfs://127.0.0.1:5", "live_datanodes": 2, "conf_dir": "/s/conf/client", "web": "http://127.0.0.1:6"},
     "s3": {"endpoint": "http://127.0.0.1:6", "bucket": "tierbench", "credentials_file": "/s/credentials"},
 }
 
@@ -134,7 +134,7 @@ def test_up_lines_say_how_to_use_and_stop_each_service(tmp_path, name):
     assert any(line.startswith("use it:  ") for line in lines)
     assert lines[-1] == f"stop it: tierbench services down {name}"
     if name == "hdfs":
-        assert 'data = { type = "hdfs", uri = "hdfs://127.0.0.1:5/tb" }' in "\n".join(lines)
+        assert 'data = { type = "hdfs", uri = "hdfs://127.0.0.1:5/tb", web = "http://127.0.0.1:6" }' in "\n".join(lines)
     if name == "spark":
         assert 'master = "spark://127.0.0.1:3"' in "\n".join(lines)
 

@@ -6,7 +6,8 @@
   run             the engine runs the job
   stop_sampling   sampling stops after a sync (the job's writeback is its own phase)
   verify          the workload's checks (its measure(), and e.g. DuckDB for SQL); may fail the run
-  record          the record appended to runs.jsonl and fsync'ed, the moment the run ends
+  record          the storage's health after a write (HDFS: dead DataNodes, under-replicated blocks) noted, and
+                  the record appended to runs.jsonl and fsync'ed, the moment the run ends
   clean_up        the (variant, repeat)'s data deleted once all its runs are ok (only under tierbench's roots)
 
 A step that cannot go on (no input, the job failed) skips to `record`; `record` and `clean_up` always run.
@@ -98,6 +99,10 @@ class RunLifecycle:
                 self.stop_sampling()
         self.record.ended_at = self.record.ended_at or now()
         self.on_step("record")
+        if self.req is not None and self.req.outputs:  # what the storage says after a write (HDFS: under-replication)
+            health = self.config.type.health(self.config.store_conf, self.req.outputs)
+            if health is not None:
+                self.record.details["storage_health"] = health
         rec = self.record.to_dict()
         self.study.results.append(rec)
         if rec["status"] == "ok":

@@ -30,6 +30,18 @@ def _runs_for_analysis(records: list[dict]) -> list[dict]:
     return list(ok.values()) + failed
 
 
+def _storage_health_lines(runs) -> list[str]:
+    """Runs after which the storage was degraded (HDFS: dead DataNodes or under-replicated blocks)."""
+    bad = [(r["run_key"], h) for r in runs for h in [r["details"].get("storage_health") or {}]
+           if h.get("checked") and (h.get("under_replicated_blocks") or h.get("dead_datanodes"))]
+    if not bad:
+        return []
+    key, h = bad[0]
+    return [f"HDFS was degraded after {len(bad)} run(s), first {key}: {h['dead_datanodes']} dead DataNode(s), "
+            f"{h['under_replicated_blocks']} of the {h['blocks_written']} block(s) it wrote under-replicated: such runs "
+            "wrote fewer copies than asked; check the DataNodes (tierbench services status hdfs) and re-run them"]
+
+
 def _fmt(x, digits=3) -> str:
     if x is None:
         return "–"
@@ -86,6 +98,7 @@ def build_report(study: dict, records: list[dict], now: datetime | None = None) 
     findings.add(*(Notice("fail", f"{r['run_key']} failed: {r.get('error') or ''}") for r in an.failed))
     findings.add(*(Notice("warn", f"{key}: {o.cache_note}") for key, o in obs.items() if o and o.cache_note))
     findings.add(*(Notice("warn", f"pooled with --allow-mixed: {line}") for line in mixed_pools(runs)))
+    findings.add(*(Notice("warn", line) for line in _storage_health_lines(runs)))
     sections.append(findings)
 
     charts_ = (

@@ -22,7 +22,10 @@ def free_port() -> int:
 
 
 def port_free(port: int) -> bool:
+    """Nothing listens on 127.0.0.1:port. (SO_REUSEADDR, as the servers set it: a port whose last connections
+    are in TIME_WAIT after a stop is free for them, and must be for a restart on the same ports.)"""
     with socket.socket() as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             s.bind(("127.0.0.1", port))
             return True

@@ -59,10 +59,12 @@ class Hdfs:
         hadoop_lib()
         if self.port and not port_free(self.port):
             raise UserError(f"--port {self.port}: 127.0.0.1:{self.port} is in use; choose another port or leave --port out")
-        ports = {"rpc": self.port or free_port(), "http": free_port()}
+        ports = self._ports()
         nn_dir = self.home / "namenode"
         common = {"fs.defaultFS": f"hdfs://127.0.0.1:{ports['rpc']}", "hadoop.tmp.dir": self.home / "tmp",
                   "dfs.namenode.rpc-address": f"127.0.0.1:{ports['rpc']}", "dfs.namenode.http-address": f"127.0.0.1:{ports['http']}",
+                  # a killed DataNode is declared dead after 2 x recheck + 10 x heartbeat = 14 s, not Hadoop's 10.5 min
+                  "dfs.heartbeat.interval": 1, "dfs.namenode.heartbeat.recheck-interval": 2000,
                   "dfs.replication": min(3, self.datanodes), "dfs.permissions.enabled": "false",
                   "dfs.namenode.datanode.registration.ip-hostname-check": "false",
                   "dfs.client.use.datanode.hostname": "false", "dfs.namenode.safemode.extension": 0,
@@ -107,6 +109,14 @@ class Hdfs:
         on_phase(f"waiting for {self.datanodes} DataNode(s) to be live")
         return wait_until_ready(self, [self.namenode, *self._dn_daemons()], "HDFS", READY_TIMEOUT_S, self.home / 'logs')
 
+    def _ports(self) -> dict:
+        """The ports of this service folder's last start when they are still free (an interrupted study's spec
+        names the NameNode's address: it must not change across down/up), else new ones; --port wins."""
+        old = self._state().get("ports", {})
+        rpc = self.port or (old["rpc"] if old.get("rpc") and port_free(old["rpc"]) else free_port())
+        http = old["http"] if old.get("http") and old["http"] != rpc and port_free(old["http"]) else free_port()
+        return {"rpc": rpc, "http": http}
+
     def status(self) -> dict:
         state = self._state()
         st = {"name": "hdfs", "dir": str(self.home), "ready": False, "namenode_pid": self.namenode.pid(),
@@ -118,11 +128,15 @@ class Hdfs:
                 with urllib.request.urlopen(url, timeout=3) as r:
                     beans = json.load(r).get("beans", [])
                 st["live_datanodes"] = int(beans[0].get("NumLiveDataNodes", 0)) if beans else 0
+                st["dead_datanodes"] = int(beans[0].get("NumDeadDataNodes", 0)) if beans else 0
                 st["safe_mode"] = beans[0].get("FSState") if beans else None
             except (OSError, ValueError):
                 pass
         n = len(st["datanode_pids"])
-        st["ready"] = bool(st["namenode_pid"] and n and st["live_datanodes"] >= n and st.get("safe_mode") != "safeMode")
+        st["web"] = f"http://127.0.0.1:{state['ports']['http']}" if state.get("ports") else None
+        # ready: the NameNode counts every DataNode live, and every DataNode process of ours is running
+        st["ready"] = bool(st["namenode_pid"] and n and all(st["datanode_pids"]) and st["live_datanodes"] >= n
+                           and st.get("safe_mode") != "safeMode")
         return st
 
     def down(self) -> bool:
@@ -134,12 +148,14 @@ class Hdfs:
     def up_lines(self, st: dict) -> list[str]:
         """What `tierbench services up` prints once it is ready: where it is, how to use it, how to stop it."""
         return [f"hdfs is up: {st['uri']}, {st['live_datanodes']} DataNode(s) live",
-                f"use it:  in a spec, data = {{ type = \"hdfs\", uri = \"{st['uri']}/tb\" }}",
+                f"use it:  in a spec, data = {{ type = \"hdfs\", uri = \"{st['uri']}/tb\", web = \"{st['web']}\" }}",
                 f"         (clients' conf: export HADOOP_CONF_DIR={st['conf_dir']})",
                 "stop it: tierbench services down hdfs"]
 
     def status_line(self, st: dict, conf_dir_only: bool = False) -> tuple[str, bool]:
         """`tierbench services status`'s line and whether that is success (conf_dir_only: yarn's; ignored here)."""
         state = "ready" if st["ready"] else ("starting or unhealthy" if st["namenode_pid"] else "not running")
-        return (f"hdfs: {state}; {st.get('uri') or '-'}, {st['live_datanodes']} DataNode(s) live; dir {st['dir']}",
+        down = sum(1 for p in st["datanode_pids"] if not p)
+        dead = f", {down} of {len(st['datanode_pids'])} DataNode process(es) not running" if st["namenode_pid"] and down else ""
+        return (f"hdfs: {state}; {st.get('uri') or '-'}, {st['live_datanodes']} DataNode(s) live{dead}; dir {st['dir']}",
                 bool(st["ready"]))

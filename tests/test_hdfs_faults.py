@@ -1,0 +1,66 @@
+"""A real HDFS (tierbench services up hdfs, 2 DataNodes) losing a DataNode: status asks the NameNode and says
+so, runs that write at replication 2 record the under-replicated blocks and the report warns; the NameNode
+keeps its ports across down/up, so an interrupted study's spec still reaches it (issue 17, item 4)."""
+
+import json
+import os
+import signal
+import time
+
+import pytest
+
+from conftest import tierbench, write_spec
+
+pytestmark = pytest.mark.e2e
+
+
+def test_a_dead_datanode_is_seen_and_recorded_and_ports_survive_down_up(tmp_path):
+    svc = tmp_path / "svc"
+    up = tierbench("services", "up", "hdfs", "--dir", svc, "--datanodes", "2", timeout=300)
+    assert up.returncode == 0, up.stderr[-2000:]
+    try:
+        state = json.loads((svc / "service.json").read_text())
+        web = f"http://127.0.0.1:{state['ports']['http']}"
+        assert f'web = "{web}"' in up.stdout
+        spec = write_spec(tmp_path / "s.toml", f"""
+name = "degraded"
+repeats = 1
+[engine]
+master = "local[2]"
+[storage.hdfs]
+data = {{ type = "hdfs", uri = "{state['uri']}/tb", replication = 2, web = "{web}" }}
+intermediate = ["{tmp_path}/tmp"]
+[[workloads]]
+name = "dfsio-write"
+files = 2
+file_size = "2MB"
+""")
+        ok = tierbench("run", spec, "--out", tmp_path / "res1", timeout=600)
+        assert ok.returncode == 0, ok.stderr[-2000:]
+        rec = json.loads((tmp_path / "res1" / "runs.jsonl").read_text().splitlines()[0])
+        h = rec["details"]["storage_health"]
+        assert h["checked"] and (h["live_datanodes"], h["dead_datanodes"], h["under_replicated_blocks"]) == (2, 0, 0)
+        assert h["files_written"] >= 2 and h["blocks_written"] >= 2  # the 2 data files (and DFSIO's own)
+        # a DataNode dies
+        os.kill(int((svc / "pids" / "datanode-2.pid").read_text()), signal.SIGKILL)
+        deadline = time.time() + 90
+        while time.time() < deadline:
+            st = tierbench("services", "status", "hdfs", "--dir", svc)
+            if "1 DataNode(s) live" in st.stdout:
+                break
+            time.sleep(2)
+        assert st.returncode == 3 and "starting or unhealthy" in st.stdout and "1 of 2 DataNode process(es) not running" in st.stdout
+        out = tierbench("run", spec, "--out", tmp_path / "res2", timeout=600)
+        recs = [json.loads(l) for l in (tmp_path / "res2" / "runs.jsonl").read_text().splitlines()]
+        health = recs[0]["details"]["storage_health"]
+        assert health["dead_datanodes"] == 1 and health["under_replicated_blocks"] == health["blocks_written"] >= 2, health
+        assert "HDFS was degraded after 1 run(s)" in (tmp_path / "res2" / "report.md").read_text()
+    finally:
+        assert tierbench("services", "down", "hdfs", "--dir", svc, timeout=120).returncode == 0
+    again = tierbench("services", "up", "hdfs", "--dir", svc, "--datanodes", "2", timeout=300)
+    try:
+        assert again.returncode == 0, again.stderr[-2000:]
+        assert json.loads((svc / "service.json").read_text())["ports"] == state["ports"]
+        assert state["uri"] in again.stdout
+    finally:
+        tierbench("services", "down", "hdfs", "--dir", svc, timeout=120)
