@@ -166,3 +166,39 @@ verify = true
     assert s3("copy")["details"]["checked"] == "3 files: size and CRC-32" and s3("copy")["metrics"]["data_mb"] == 3
     assert s3("sql")["details"]["verification"] == {"q01": None, "q06": None}
     assert creds["secret_key"] not in out.stdout + out.stderr
+
+
+def test_a_killed_radosgw_fails_runs_with_their_cause_and_the_study_resumes_after_a_restart(ceph, tb, monkeypatch):
+    """Fault injection on the object store (issue 17): radosgw dies mid-study; the runs it breaks are recorded
+    with their cause, the study stops instead of waiting out every remaining run, and after `services up s3`
+    (same address) --resume completes it with every run recorded once."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    d, endpoint, creds, _ = ceph
+    for k, v in _env(creds).items():
+        monkeypatch.setenv(k, v)
+    spec = write_spec(d / "rgw-fault.toml", _spec(d, endpoint, name="rgwfault").replace("repeats = 1", "repeats = 2")
+                      .replace('[storage.shared]\ndata = {{ type = "shared", path = "{d}/shared" }}'.format(d=d), ""))
+    runs = d / "res-rgw" / "runs.jsonl"
+    p = subprocess.Popen([sys.executable, "-m", "tierbench", "run", str(spec), "--out", str(d / "res-rgw")],
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 300
+    while time.time() < deadline and p.poll() is None and not (runs.exists() and len(runs.read_text().splitlines()) >= 2):
+        time.sleep(0.2)
+    os.kill(int((d / "svc" / "pids" / "rgw.pid").read_text()), signal.SIGKILL)
+    _, err = p.communicate(timeout=900)
+    recs = [json.loads(l) for l in runs.read_text().splitlines()]
+    failed = [r for r in recs if r["status"] != "ok"]
+    assert failed and all(r["error"] for r in failed), err[-2000:]
+    assert p.returncode != 0
+    assert tb("services", "down", "s3", "--dir", d / "svc", timeout=300).returncode == 0
+    up = tb("services", "up", "s3", "--dir", d / "svc", timeout=900)
+    assert up.returncode == 0 and endpoint in up.stdout, up.stderr[-2000:]
+    out = tb("run", spec, "--out", d / "res-rgw", "--resume", timeout=1200)
+    assert out.returncode == 0, out.stderr[-3000:]
+    recs = [json.loads(l) for l in runs.read_text().splitlines()]
+    ok = [r["run_key"] for r in recs if r["status"] == "ok"]
+    assert {r["variant"] for r in recs} == {"s3"} and len(ok) == len(set(ok)) == 10
