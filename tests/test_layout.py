@@ -141,3 +141,17 @@ def test_imports_follow_the_data(pkg, forbidden):
 def test_nothing_below_the_cli_imports_it():
     for rel, text in _sources_outside("cli/", "__main__.py"):
         assert not re.search(r"from \.+cli\b|import tierbench\.cli|from tierbench\.cli", text), rel
+
+
+def test_each_storage_type_gives_the_jobs_their_default_file_system(tmp_path):
+    from tierbench.storage.types import StorageConfig
+
+    hdfs = StorageConfig("h", ("hdfs://nn:8020/bench",), (str(tmp_path),), data_type="hdfs")
+    assert hdfs.default_fs == "hdfs://nn:8020" and hdfs.remote
+    assert hdfs.type.dataset_uris(hdfs.data, "tierbench/s", "v/r1/ds") == ["hdfs://nn:8020/bench/tierbench/s/v/r1/ds"]
+    local = StorageConfig("l", (str(tmp_path / "a"), str(tmp_path / "b")), (str(tmp_path),))
+    assert local.default_fs == "file:///" and not local.remote and local.local_data == local.data
+    assert local.type.dataset_uris(local.data, "tierbench/s", "ds") == [f"file://{tmp_path}/a/tierbench/s/ds",
+                                                                         f"file://{tmp_path}/b/tierbench/s/ds"]
+    s3 = StorageConfig("s", ("s3a://bkt/p",), (str(tmp_path),), data_type="s3", store_conf={"fs.s3a.endpoint": "http://e"})
+    assert s3.type.s3a and s3.engine_settings() == {"fs.s3a.endpoint": "http://e"} and s3.local_data == ()
