@@ -155,3 +155,13 @@ def test_each_storage_type_gives_the_jobs_their_default_file_system(tmp_path):
                                                                          f"file://{tmp_path}/b/tierbench/s/ds"]
     s3 = StorageConfig("s", ("s3a://bkt/p",), (str(tmp_path),), data_type="s3", store_conf={"fs.s3a.endpoint": "http://e"})
     assert s3.type.s3a and s3.engine_settings() == {"fs.s3a.endpoint": "http://e"} and s3.local_data == ()
+
+
+def test_remote_storage_types_fail_fast_in_housekeeping():
+    for name in ("hdfs", "s3"):
+        assert STORAGE_TYPES[name].fail_fast, name
+    from tierbench.storage.remote import HadoopFs
+    from tierbench.storage.types import StorageConfig
+
+    fs = HadoopFs.for_config(StorageConfig("h", ("hdfs://nn:8020/b",), ("/tmp",), data_type="hdfs", replication=2))
+    assert fs.settings["ipc.client.connect.max.retries"] == "1" and fs.settings["dfs.replication"] == "2"

@@ -224,6 +224,12 @@ class HdfsStorage(_RemoteStorage):
         return {"checked": True, "live_datanodes": state.get("NumLiveDataNodes"), "dead_datanodes": state.get("NumDeadDataNodes"),
                 "files_written": files, "blocks_written": blocks, "under_replicated_blocks": under}
 
+    def default_fs(self, data):
+        return re.match(r"^hdfs://[^/]+", data[0]).group(0)
+
+    fail_fast = {"ipc.client.connect.timeout": "5000", "ipc.client.connect.max.retries": "1",
+                 "ipc.client.connect.max.retries.on.timeouts": "1", "dfs.client.retry.policy.enabled": "false"}
+
 
 S3_KEYS = ("type", "endpoint", "bucket", "prefix", "region", "path_style", "ssl", "signing_algorithm", "input_fadvise",
            "readahead_range", "fast_upload_buffer", "multipart_size", "connection_maximum", "committer")
