@@ -29,9 +29,11 @@ def test_every_workload_declares_every_fact(name):
     if "spark" in wl.engines:
         assert wl.spark_job and re.match(r"^[A-Z]\w+\.\w+$", wl.spark_job), f"{name}: spark_job is Class.method"
         assert (SRC / "jvm" / "java" / "tierbench" / "jobs" / f"{wl.spark_job.split('.')[0]}.java").is_file()
-    if "hadoop" in wl.engines:
-        assert type(wl).hadoop_command is not Workload.hadoop_command and type(wl).hadoop_result is not Workload.hadoop_result
-    assert type(wl).measure is not Workload.measure, f"{name} does not measure its results"
+    if wl.hadoop_main:
+        assert "hadoop" in wl.engines, f"{name} names hadoop_main without hadoop_command and hadoop_result"
+    if wl.spark_job:
+        assert "spark" in wl.engines, f"{name} names spark_job without spark_params"
+    assert "measure" not in getattr(type(wl), "__abstractmethods__", ()), f"{name} does not measure its results"
     if wl.consumes:
         assert wl.producer in WORKLOADS and WORKLOADS[wl.producer].produces == wl.consumes
     if wl.verify_against:
@@ -43,6 +45,12 @@ def test_a_workload_that_leaves_out_a_fact_is_caught():
         name, title, doc = "incomplete", "Incomplete", "forgot its IO roles"
         params, metrics = (), ("data_mb",)
         spark_job = "TeraGen.run"
+
+        def spark_params(self, req):
+            return {}
+
+        def measure(self, job, wall_s, produced):
+            return None
 
     with pytest.raises(AssertionError, match="does not declare `phases`"):
         WORKLOADS["incomplete"] = Incomplete()
@@ -165,3 +173,11 @@ def test_remote_storage_types_fail_fast_in_housekeeping():
 
     fs = HadoopFs.for_config(StorageConfig("h", ("hdfs://nn:8020/b",), ("/tmp",), data_type="hdfs", replication=2))
     assert fs.settings["ipc.client.connect.max.retries"] == "1" and fs.settings["dfs.replication"] == "2"
+
+
+def test_a_workload_that_does_not_measure_cannot_even_be_made():
+    class Unmeasured(Workload):
+        name = "unmeasured"
+
+    with pytest.raises(TypeError, match="abstract method measure"):
+        Unmeasured()

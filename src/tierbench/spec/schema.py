@@ -14,7 +14,7 @@ from pathlib import Path
 
 from ..errors import SpecError
 from ..redaction import has_userinfo, is_secret_key
-from ..storage.types import StorageConfig, check_dirs, parse_data, positive_int, unknown_fields
+from ..storage.types import StorageConfig, check_dirs, parse_data, positive_int, storage_type, unknown_fields
 from ..units import parse_size
 from ..workloads import WORKLOADS
 from .cost import CostSpec, parse_cost
@@ -173,7 +173,7 @@ def parse_spec(raw: dict, source: str = "<spec>", base_dir: Path | None = None) 
         if "data" not in c:
             raise SpecError(src, f"{where}.data", "missing: the directories that hold the jobs' input and output")
         data, data_type, replication, store_conf = parse_data(src, f"{where}.data", c["data"], base_dir)
-        StorageConfig(cname, data, (), data_type=data_type).type.check_engines(src, f"{where}.data", data, {e.kind for e in engines})
+        storage_type(data_type).check_engines(src, f"{where}.data", data, {e.kind for e in engines})
         inter, split = c.get("intermediate", list(data)), 1
         if isinstance(inter, dict):
             unknown_fields(src, f"{where}.intermediate.", inter, INTERMEDIATE_KEYS)

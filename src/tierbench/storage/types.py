@@ -10,6 +10,7 @@ package compares a storage type's name: everyone asks `storage_type(name)`.
 
 import os
 import re
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -85,7 +86,7 @@ def check_dirs(src, field_name, value, base_dir) -> tuple[str, ...]:
     return dirs
 
 
-class StorageType:
+class StorageType(ABC):
     """One kind of `data` storage. `parse` returns (data locations, replication, Hadoop settings)."""
 
     name: str
@@ -94,8 +95,9 @@ class StorageType:
     engines: tuple[str, ...] = ("spark", "hadoop")
     s3a: bool = False  # needs Hadoop's S3A connector on the classpath
 
+    @abstractmethod
     def parse(self, src: str, where: str, value: dict, base_dir: Path) -> tuple[tuple[str, ...], int | None, dict]:
-        raise NotImplementedError
+        """Its `data` table (each error naming the field) -> (data locations, replication, Hadoop settings)."""
 
     def check_engines(self, src, where, data: tuple[str, ...], engine_kinds: set[str]) -> None:
         """Refuse, in one line, an engine that cannot use this storage as configured."""

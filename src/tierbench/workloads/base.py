@@ -10,6 +10,7 @@ branches on a workload's name: engines, sampling, analysis and the report ask
 the workload. `tests/test_layout.py` fails when a workload leaves a fact out.
 """
 
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 
 from ..units import MB, parse_size
@@ -173,14 +174,17 @@ OUTPUT_CODEC = Param("output_codec", "choice", "none", "job-output compression (
                      choices=CODECS)
 
 
-class Workload:
+class Workload(ABC):
     """One workload. Subclasses set the class attributes below and implement the engine hooks they support.
 
     Facts every workload declares (checked by tests/test_layout.py):
       name, title, doc, params, metrics, phases, io; produces / consumes / producer when it has a data flow.
-    Engines: `spark_job` ("Class.method" of tierbench's Java jobs, tierbench.jobs.*) with `spark_params`;
-      `hadoop_main` (Hadoop's own class) with `hadoop_command` and `hadoop_result`. A workload runs on
-      the engines whose hooks it has.
+    Engines: a workload runs on the engines whose hooks it defines (the spec refuses the others):
+      Spark: `spark_job` ("Class.method" of tierbench's Java jobs, tierbench.jobs.*) and
+        `spark_params(req) -> dict` (the job's parameters; data sets are lists of URIs, one per data dir);
+      Hadoop: `hadoop_main` (Hadoop's own class), `hadoop_command(req, mode) -> (-D settings, arguments)`
+        (mode "local" or "yarn") and `hadoop_result(log, req) -> (job result, the job's own seconds or None)`
+        from a finished job's HadoopLog.
     Checks: `measure` turns the engine's job result into metrics and fails the run when the output is
       wrong; `verify_against` names the workload whose recorded details it checks against (default: its producer).
     """
@@ -203,8 +207,9 @@ class Workload:
     # -- what the spec and the docs read ------------------------------------------------------
     @property
     def engines(self) -> tuple[str, ...]:
-        return tuple(e for e, ok in (("spark", self.spark_job or type(self).spark_run is not Workload.spark_run),
-                                     ("hadoop", self.hadoop_main)) if ok)
+        spark = (self.spark_job and hasattr(self, "spark_params")) or type(self).spark_run is not Workload.spark_run
+        hadoop = self.hadoop_main and hasattr(self, "hadoop_command") and hasattr(self, "hadoop_result")
+        return tuple(e for e, ok in (("spark", spark), ("hadoop", hadoop)) if ok)
 
     @property
     def checked_against(self) -> str | None:
@@ -230,29 +235,16 @@ class Workload:
         return None
 
     # -- engines ---------------------------------------------------------------------------------
-    def spark_params(self, req) -> dict:
-        """The Java job's parameters; data sets are lists of URIs (one per data dir)."""
-        raise NotImplementedError(f"{self.name}: no Spark job")
-
     def spark_run(self, req, run_job, on_progress):
-        """Override when the Spark side is more than one job call (sqlgen: generate locally, then upload).
-        `run_job(job, params, on_progress) -> JobOutcome`."""
+        """The Spark side of a run: its job with `spark_params(req)`. Override when it is more than one job
+        call (sqlgen: generate locally, then upload). `run_job(job, params, on_progress) -> JobOutcome`."""
         return run_job(self.spark_job, self.spark_params(req), on_progress)
 
-    def hadoop_command(self, req, mode: str) -> tuple[dict, list[str]]:
-        """(-D settings, arguments) for `hadoop_main`; mode is "local" or "yarn"."""
-        raise NotImplementedError(f"{self.name}: no Hadoop job")
-
-    def hadoop_result(self, log, req) -> tuple[dict, float | None]:
-        """The engine-neutral job result from a finished Hadoop job's log (a HadoopLog), and the job's
-        own seconds when the log says (None: the process time is used)."""
-        raise NotImplementedError(f"{self.name}: no Hadoop job")
-
     # -- results -------------------------------------------------------------------------------------
+    @abstractmethod
     def measure(self, job: dict, wall_s: float, produced: dict) -> Measurement:
         """The run's metrics from the engine's job result; `produced`: the recorded details of
         `checked_against` in the same repeat (empty when there is none)."""
-        raise NotImplementedError
 
     def extra_check_phase(self, params: dict) -> str | None:
         """Progress text when this run needs a check beyond its job's result (see extra_check), else None."""
