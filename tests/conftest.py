@@ -28,6 +28,16 @@ def tierbench(*args, cwd=None, timeout=600, check=False) -> subprocess.Completed
     return out
 
 
+def one_error_line(out, *words) -> str:
+    """The CLI refused, as it must: exit 2, one line "tierbench: error: ..." holding each of `words`, no traceback."""
+    lines = out.stderr.strip().splitlines()
+    assert out.returncode == 2, out.stdout + out.stderr
+    assert len(lines) == 1 and lines[0].startswith("tierbench: error: ") and "Traceback" not in out.stderr, out.stderr
+    for w in words:
+        assert w in lines[0], (w, lines[0])
+    return lines[0]
+
+
 # The five seed workloads at test size (megabytes): the body of most test studies.
 SMALL_WORKLOADS = """
 [[workloads]]

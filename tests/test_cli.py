@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import tierbench
+from conftest import one_error_line, tierbench
 
 CLI = Path(__file__).parent.parent / "src" / "tierbench" / "cli"
 
@@ -22,15 +22,6 @@ OPTIONS = {  # each verb and what its --help must mention
                  "--workers", "--dir", "--conf-dir"],
     "cost": ["--runtime-s", "--price-usd", "--years", "--utilisation", "--reference", "--json"],
 }
-
-
-def one_error_line(out, *words) -> str:
-    lines = out.stderr.strip().splitlines()
-    assert len(lines) == 1 and lines[0].startswith("tierbench: error: "), out.stderr
-    assert "Traceback" not in out.stderr and out.returncode == 2
-    for w in words:
-        assert w in lines[0], (w, lines[0])
-    return lines[0]
 
 
 @pytest.mark.parametrize("verb", OPTIONS)

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import write_spec
+from conftest import one_error_line, write_spec
 from test_lifecycle import JOB_RESULTS, make_spec
 from tierbench.engines.fake import FakeEngine
 from tierbench.errors import SpecError, UserError
@@ -27,13 +27,6 @@ data = ["{d}/data"]
 [[workloads]]
 name = "teragen"
 """
-
-
-def one_error_line(out, *words):
-    assert out.returncode == 2, out.stdout + out.stderr
-    assert len(out.stderr.strip().splitlines()) == 1 and "Traceback" not in out.stderr, out.stderr
-    for w in words:
-        assert w in out.stderr, (w, out.stderr)
 
 
 def hold(code: str) -> subprocess.Popen:
