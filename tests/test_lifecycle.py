@@ -122,3 +122,21 @@ def test_resume_refuses_runs_of_another_machine_unless_allowed(tmp_path):
     with pytest.raises(UserError, match="recorded on another machine.*--allow-mixed"):
         StudyRunner(spec, tmp_path / "results", ["t"], resume=True, engines={"spark": FakeEngine(JOB_RESULTS)}).run()
     StudyRunner(spec, tmp_path / "results", ["t"], resume=True, allow_mixed=True, engines={"spark": FakeEngine(JOB_RESULTS)}).run()
+
+
+def test_data_dirs_inside_the_results_folder_as_the_quickstart_has_them(tmp_path):
+    """The quickstart keeps its storage under --out: its own data roots must not count as someone else's files."""
+    out = tmp_path / "quick"
+    spec = parse_spec(tomllib.loads(textwrap.dedent("""
+        name = "inside"
+        repeats = 1
+        drop_caches = "never"
+        [sampling]
+        enabled = false
+        [storage.one]
+        data = ["storage/disk1"]
+        [[workloads]]
+        name = "teragen"
+        """)), "inside", out)
+    StudyRunner(spec, out, ["t"], engines={"spark": FakeEngine(JOB_RESULTS)}).run()
+    assert [r["status"] for r in ResultsDir(out).records()] == ["ok"]

@@ -80,8 +80,8 @@ class StudyRunner:
             self.results.update_study(spec=spec.to_dict())  # prices and descriptions may have been edited
         else:
             self.results.check_writable_as_new()
-            self.layout.claim()
-            self.results.create({
+            self.layout.claim()  # (the data roots may lie inside the results folder: the quickstart's do)
+            self.results.create(checked=True, study={
                 "name": spec.name,
                 "fingerprint": spec.fingerprint(),
                 "spec": spec.to_dict(),

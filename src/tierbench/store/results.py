@@ -104,8 +104,11 @@ class ResultsDir:
         self._lock = None
         self._made_folder = None
 
-    def create(self, study: dict) -> None:
-        self.check_writable_as_new()
+    def create(self, study: dict, checked: bool = False) -> None:
+        """Write study.json (and runs.jsonl). `checked`: the caller checked the folder before making its own
+        data roots in it (the quickstart keeps its data under --out), so those are not someone else's files."""
+        if not checked:
+            self.check_writable_as_new()
         try:
             self.path.mkdir(parents=True, exist_ok=True)
             (self.path / "logs").mkdir(exist_ok=True)
