@@ -9,7 +9,7 @@ import pytest
 
 from tierbench.analysis.cost import bytes_written_model
 from tierbench.analysis.observation import observe
-from tierbench.store.record import io_of, upgrade
+from tierbench.store.record import SCHEMA_VERSION, io_of, upgrade
 from tierbench.workloads import WORKLOADS, measure
 
 JOB_RESULTS = json.loads((Path(__file__).parent / "fixtures" / "job-results.json").read_text())
@@ -71,6 +71,7 @@ def test_readers_write_nothing_in_the_wear_model():
 def test_a_version_1_record_is_upgraded_with_its_io():
     rec = {**record("terasort"), "schema_version": 1, "status": "ok"}
     up = upgrade(rec)
-    assert up["schema_version"] == 2 and up["io"] == io_of("terasort", rec["metrics"])
+    assert up["schema_version"] == SCHEMA_VERSION and up["io"] == io_of("terasort", rec["metrics"])
+    assert up["durability"] == "engine" and up["sync_gaps"] == []  # written before durable mode existed
     assert up["io"]["intermediate_mb"] == up["io"]["input_mb"] == rec["metrics"]["data_mb"] > 0
     assert "io" not in rec  # the stored record itself is not changed

@@ -47,6 +47,14 @@ def drop_page_cache() -> bool:
         return False
 
 
+def sync_gaps(durability: str, engine, config) -> list[str]:
+    """What durable mode cannot sync for this engine on this storage (the engine's and the storage's own gaps)."""
+    if durability != "durable":
+        return []
+    gap = config.type.sync_gaps.get(engine.kind)
+    return [*engine.sync_gaps, *([gap] if gap else [])]
+
+
 def now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
 
@@ -75,7 +83,8 @@ class RunLifecycle:
             storage={"name": self.config.name, "type": self.config.data_type, "data": list(self.config.data),
                      "intermediate": list(self.config.intermediate), "split": self.config.split,
                      "local_dirs": [str(d) for d in self.local_dirs], "settings": self.config.engine_settings()},
-            machine=machine_facts(), command_line=study.command_line, started_at=now(), **tool_facts())
+            machine=machine_facts(), command_line=study.command_line, started_at=now(), durability=spec.durability,
+            sync_gaps=sync_gaps(spec.durability, engine, self.config), **tool_facts())
         self.req: JobRequest | None = None
         self.sampler = None
         self.outcome = None

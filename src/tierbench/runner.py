@@ -23,7 +23,9 @@ def make_engines(spec: Spec, log_dir: Path) -> dict:
     from .engines.hadoop import HadoopEngine
     from .engines.spark import SparkEngine
 
-    return {e.name: SparkEngine(e, spec.name, log_dir) if e.kind == "spark" else HadoopEngine(e, log_dir) for e in spec.engines}
+    durable = spec.durability == "durable"
+    return {e.name: SparkEngine(e, spec.name, log_dir, durable) if e.kind == "spark" else HadoopEngine(e, log_dir)
+            for e in spec.engines}
 
 
 MAX_SAME_FAILURES = 3  # runs in a row failing with the same cause stop the study (a dead endpoint, a full disk)

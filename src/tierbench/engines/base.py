@@ -15,6 +15,7 @@ class Engine(Protocol):
     kind: str
     version: str | None
     conf: dict  # the engine's resolved settings, secrets redacted
+    sync_gaps: tuple[str, ...]  # durable mode: writes this engine cannot sync before a task ends, on any storage
 
     def open(self, variant: str, config, local_dirs: list[Path], on_phase: Callable[[str], None],
              also: tuple = ()) -> None:

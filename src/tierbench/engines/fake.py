@@ -11,6 +11,7 @@ from .base import EngineError
 
 class FakeEngine:
     kind = "spark"  # it stands in for the spark engine
+    sync_gaps: tuple[str, ...] = ()
 
     def __init__(self, results: dict[str, dict], name: str = "spark", fail: dict[str, str] | None = None,
                  die: set[str] | None = None):

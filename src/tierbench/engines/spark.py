@@ -19,7 +19,14 @@ from ..redaction import redact
 from ..toolchain import pid_alive
 from .base import EngineError
 from .jobs_jar import jobs_jar
-def spark_conf(engine, app_name: str, local_dirs: list[Path]) -> dict:
+DURABLE_CONF = {  # durability = "durable": see Durable.java; the spec's own engine settings still win
+    "spark.hadoop.tierbench.durable": "true",  # tierbench's jobs sync every file they write before the task ends
+    "spark.shuffle.sync": "true",  # spill files and the bypass-merge writer's per-reducer files synced
+    "spark.shuffle.sort.io.plugin.class": "tierbench.jobs.DurableShuffleDataIO",  # and each map output file
+}
+
+
+def spark_conf(engine, app_name: str, local_dirs: list[Path], durable: bool = False) -> dict:
     conf = {
         "spark.master": engine.master,
         "spark.app.name": app_name,
@@ -32,6 +39,8 @@ def spark_conf(engine, app_name: str, local_dirs: list[Path]) -> dict:
     }
     if engine.executor_memory:
         conf["spark.executor.memory"] = engine.executor_memory
+    if durable:
+        conf.update(DURABLE_CONF)
     conf.update(engine.conf)
     return conf
 
@@ -131,8 +140,10 @@ class SparkEngine:
 
     kind = "spark"
 
-    def __init__(self, spec, study: str, log_dir: Path):  # spec: a spec.EngineSpec
-        self.spec, self.name, self.study, self.log_dir = spec, spec.name, study, log_dir
+    sync_gaps: tuple[str, ...] = ()  # durable mode: Spark syncs its shuffle files (spark.shuffle.sync)
+
+    def __init__(self, spec, study: str, log_dir: Path, durable: bool = False):  # spec: a spec.EngineSpec
+        self.spec, self.name, self.study, self.log_dir, self.durable = spec, spec.name, study, log_dir, durable
         self.version: str | None = None
         self.conf: dict = {}
         self._app: SparkApp | None = None
@@ -147,7 +158,7 @@ class SparkEngine:
         on_phase(f"starting Spark for {variant}")
         for d in local_dirs:
             d.mkdir(parents=True, exist_ok=True)
-        conf = spark_conf(self.spec, f"tierbench {self.study} {variant}", local_dirs)
+        conf = spark_conf(self.spec, f"tierbench {self.study} {variant}", local_dirs, self.durable)
         if any(c.type.s3a for c in (config, *also)):  # the S3A connector rides along with the jobs jar
             from ..storage.s3a import s3a_jars
 

@@ -87,7 +87,9 @@ class Hdfs:
             (c / "hdfs-site.xml").write_text(xml_conf(common | {
                 "dfs.datanode.data.dir": ",".join(f"file://{d}" for d in dirs),
                 "dfs.datanode.address": "127.0.0.1:0", "dfs.datanode.http.address": "127.0.0.1:0",
-                "dfs.datanode.ipc.address": "127.0.0.1:0", "dfs.datanode.hostname": "127.0.0.1"}))
+                "dfs.datanode.ipc.address": "127.0.0.1:0", "dfs.datanode.hostname": "127.0.0.1",
+                # a finished block is on the disk before the writer is told so: durable studies measure the disks
+                "dfs.datanode.synconclose": "true"}))
         # the clients' conf: what HADOOP_CONF_DIR should point at
         client = self.home / "conf" / "client"
         client.mkdir(parents=True, exist_ok=True)

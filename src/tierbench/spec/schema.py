@@ -26,7 +26,8 @@ NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 ENGINE_KINDS = ("spark", "hadoop")
 HADOOP_MODES = ("local", "yarn")
 DROP_CACHES = ("auto", "always", "never")
-TOP_KEYS = ("name", "description", "repeats", "baseline", "drop_caches", "keep_data", "engine", "engines", "storage",
+DURABILITY = ("durable", "engine")  # durable: every write on the device before its task ends; engine: as the engine does it
+TOP_KEYS = ("name", "description", "repeats", "baseline", "drop_caches", "durability", "keep_data", "engine", "engines", "storage",
             "workloads", "cost", "sampling", "probe")
 SAMPLING_KEYS = ("enabled", "interval_s")
 PROBE_KEYS = ("enabled", "size", "runtime_s")
@@ -88,6 +89,7 @@ class Spec:
     probe_size: int = 256 << 20  # bytes fio writes and reads per device
     probe_runtime_s: int = 5  # seconds of the random-read test
     sweeps: tuple = ()  # {"level", "base", "knob", "members": [{"name", "value"}]}: knobs given as lists
+    durability: str = "durable"  # "durable": writes synced inside the run's time; "engine": the engine's own (DURABILITY)
 
     def config(self, name: str) -> StorageConfig:
         return next(c for c in self.storage if c.name == name)
@@ -108,6 +110,8 @@ class Spec:
     def fingerprint(self) -> str:
         """Hash of what determines the runs (not the description), to refuse pooling different studies."""
         d = self.to_dict()
+        if d.get("durability") == "engine":
+            d.pop("durability")  # studies recorded before the setting existed ran with the engine's semantics
         for analysis_only in ("description", "source", "cost", "sampling", "sampling_interval_s", "probe", "probe_size", "probe_runtime_s"):
             d.pop(analysis_only, None)
         return hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()[:16]
@@ -142,6 +146,10 @@ def parse_spec(raw: dict, source: str = "<spec>", base_dir: Path | None = None) 
     drop = raw.get("drop_caches", "auto")
     if drop not in DROP_CACHES:
         raise SpecError(src, "drop_caches", f"expected one of {', '.join(DROP_CACHES)}, got {drop!r}")
+    durability = raw.get("durability", "durable")
+    if durability not in DURABILITY:
+        raise SpecError(src, "durability", f"expected \"durable\" (every write synced before its task ends: the device's "
+                        f"speed) or \"engine\" (the engine's own semantics, for parity with Hadoop), got {durability!r}")
     keep = raw.get("keep_data", False)
     if not isinstance(keep, bool):
         raise SpecError(src, "keep_data", f"expected true or false, got {keep!r}")
@@ -258,7 +266,7 @@ def parse_spec(raw: dict, source: str = "<spec>", base_dir: Path | None = None) 
                         f"x {len(workloads)} workloads), more than {MAX_RUNS:,}: fewer repeats, sweep values or workloads")
     return Spec(name, src, repeats, engines, tuple(storage), tuple(workloads), baseline, drop, keep,
                 str(raw.get("description", "")), cost, enabled, float(interval), bool(probe.get("enabled", True)),
-                probe_size, probe_rt, tuple(sweeps))
+                probe_size, probe_rt, tuple(sweeps), durability)
 
 
 def _workload_params(src, where, wl, w: dict, engines, config_names) -> dict:

@@ -134,9 +134,17 @@ class StorageType(ABC):
         """The storage's own view of its health after a run wrote `uris` (None: nothing to ask)."""
         return None
 
+    # durable mode (spec `durability`): where an engine's writes to this storage cannot be put on the device
+    # before the task that made them ends, by engine kind; the run records these lines and the report shows them
+    sync_gaps: dict[str, str] = {}
+
+
+_FILE_GAPS = {"hadoop": "Hadoop's jobs do not sync file:// output (Hadoop has no setting for it): what they leave in the page cache shows as 'writeback after the job'"}
+
 
 class LocalStorage(StorageType):
     name, title = "local", "local directories (JBOD)"
+    sync_gaps = _FILE_GAPS
 
     def parse(self, src, where, value, base_dir):
         if not isinstance(value, dict):  # a bare list of directories
@@ -152,6 +160,7 @@ class LocalStorage(StorageType):
 
 class SharedStorage(StorageType):
     name, title = "shared", "a shared mount (NFS), the same path on every node"
+    sync_gaps = _FILE_GAPS
 
     def parse(self, src, where, value, base_dir):
         unknown_fields(src, f"{where}.", value, ("type", "path"))
@@ -170,8 +179,13 @@ class _RemoteStorage(StorageType):
         return f"{data[0]}/{namespace}"
 
 
+_DATANODE_SYNC = "HDFS: a block reaches the DataNodes' disks when it is finished only where they set dfs.datanode.synconclose = true (the DataNodes of `tierbench services` do; a cluster of yours may not)"
+
+
 class HdfsStorage(_RemoteStorage):
     name, title = "hdfs", "HDFS"
+    sync_gaps = {"spark": _DATANODE_SYNC + "; tierbench's jobs hsync each file's last block themselves",
+                 "hadoop": _DATANODE_SYNC + "; Hadoop's jobs do not hsync"}
 
     def parse(self, src, where, value, base_dir):
         unknown_fields(src, f"{where}.", value, ("type", "uri", "replication", "web"))

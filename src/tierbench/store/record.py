@@ -7,11 +7,14 @@ readable; each version's change is in FORMAT_HISTORY.
 
 from dataclasses import asdict, dataclass, field, fields
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 FORMAT_HISTORY = {
     1: "first version (tierbench 0.1.0)",
     2: "`io`: MB the run moved per data class (input read, intermediate written, output written), from the "
        "workload's IO roles; records of version 1 get it on read",
+    3: "`durability`: \"durable\" (the jobs' writes synced before their tasks ended) or \"engine\" (the engine's own "
+       "semantics), and `sync_gaps`: what durable mode could not sync on this engine and storage; records of "
+       "earlier versions ran with the engine's semantics and get \"engine\" on read",
 }
 
 
@@ -44,6 +47,8 @@ class RunRecord:
     ended_at: str | None = None
     error: str | None = None
     page_cache_dropped: bool = False
+    durability: str = "engine"  # "durable" or "engine": the study's `durability`
+    sync_gaps: list = field(default_factory=list)  # durable mode: writes the engine could not sync on this storage
     engine_version: str | None = None
     engine_conf: dict = field(default_factory=dict)  # secrets redacted
     samples: dict | None = None  # the sampler's series; absent when the run was not sampled
@@ -75,5 +80,8 @@ def upgrade(record: dict) -> dict:
     r.setdefault("variant", r.get("config"))  # early version-1 records: one engine, the variant is the configuration
     if version < 2:
         r["io"] = io_of(r.get("workload", ""), r.get("metrics", {})) if r.get("status") == "ok" else {}
+    if version < 3:
+        r.setdefault("durability", "engine")
+        r.setdefault("sync_gaps", [])
     r["schema_version"] = SCHEMA_VERSION
     return r

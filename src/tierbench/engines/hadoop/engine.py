@@ -21,6 +21,8 @@ from .runtime import HADOOP_VERSION, classpath, hadoop_lib
 
 class HadoopEngine:
     kind = "hadoop"
+    # durable mode: what Hadoop cannot sync whatever the storage (the storage's own gaps: StorageType.sync_gaps)
+    sync_gaps = ("MapReduce does not sync its map outputs (intermediate data) before a task ends",)
 
     def __init__(self, spec, log_dir: Path):  # spec: a spec.EngineSpec
         self.spec, self.name, self.log_dir = spec, spec.name, log_dir

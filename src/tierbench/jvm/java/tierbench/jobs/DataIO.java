@@ -40,7 +40,7 @@ final class DataIO {
       byte[] buf = new byte[BUFFER];
       long t0 = System.currentTimeMillis();
       Path path = out.partPath(i);
-      try (OutputStream os = path.getFileSystem(conf.value()).create(path, true, BUFFER)) {
+      try (OutputStream os = Durable.create(conf.value(), path, BUFFER)) {
         for (long done = 0; done < size; ) {
           int len = (int) Math.min(BUFFER, size - done);
           rnd.nextBytes(buf);
@@ -153,7 +153,7 @@ final class DataIO {
         long n = 0;
         FileSystem dfs = dst.getFileSystem(conf.value());
         try (InputStream is = src.getFileSystem(conf.value()).open(src, BUFFER);
-             OutputStream os = dfs.create(dst, true, BUFFER)) {
+             OutputStream os = Durable.create(conf.value(), dst, BUFFER)) {
           int got;
           while ((got = is.read(buf)) > 0) {
             os.write(buf, 0, got);

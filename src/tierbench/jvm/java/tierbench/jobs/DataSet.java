@@ -48,6 +48,7 @@ public final class DataSet implements Serializable {
       Path p = new Path(b, "_SUCCESS");
       p.getFileSystem(conf).create(p, true).close();
     }
+    Durable.syncTree(conf, bases, false);  // the parts' names (each part synced itself)
   }
 
   /** A part file and its size, in part order (the data set's global order). */

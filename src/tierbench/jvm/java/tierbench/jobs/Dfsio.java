@@ -49,7 +49,7 @@ final class Dfsio {
       long t0 = System.currentTimeMillis();
       if (write) {
         new Random(i).nextBytes(buffer);
-        try (OutputStream os = fs.create(path, true, bufferBytes)) {
+        try (OutputStream os = Durable.create(conf.value(), path, bufferBytes)) {
           while (done < fileBytes) {
             int len = (int) Math.min(bufferBytes, fileBytes - done);
             os.write(buffer, 0, len);

@@ -86,6 +86,7 @@ final class Sql {
       dst.getFileSystem(conf).delete(dst, true);
       FileUtil.copy(src.getFileSystem(conf), src, dst.getFileSystem(conf), dst, false, true, conf);
       bytes += dst.getFileSystem(conf).getContentSummary(dst).getLength();
+      Durable.syncTree(conf, new String[] {dst.toString()}, true);  // FileUtil.copy does not sync
     }
     r.put("bytes_written", bytes);
     return r;

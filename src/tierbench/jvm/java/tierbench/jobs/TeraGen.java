@@ -42,7 +42,7 @@ final class TeraGen {
       Unsigned128 sum = new Unsigned128();
       CRC32 crc = new CRC32();
       byte[] row = new byte[TeraRows.ROW];
-      try (OutputStream os = new BufferedOutputStream(path.getFileSystem(conf.value()).create(path, true), 1 << 20)) {
+      try (OutputStream os = new BufferedOutputStream(Durable.create(conf.value(), path), 1 << 20)) {
         for (long r = start; r < end; r++) {
           Random16.nextRand(rand);
           TeraRows.generate(row, rand, r, randomFiller);

@@ -188,7 +188,7 @@ final class TeraSort {
           int[] order = RadixSort.order(keys, n);
           long t0 = System.nanoTime();
           Path path = out.partPath(part);
-          try (OutputStream os = new BufferedOutputStream(path.getFileSystem(conf.value()).create(path, true), 1 << 20)) {
+          try (OutputStream os = new BufferedOutputStream(Durable.create(conf.value(), path), 1 << 20)) {
             int i = 0;
             while (i < n) {
               int j = i + 1;

@@ -43,7 +43,7 @@ final class TextIO {
     if (codec != null) {
       path = path.suffix(codec.getDefaultExtension());
     }
-    OutputStream raw = path.getFileSystem(conf).create(path, true);
+    OutputStream raw = Durable.create(conf, path);
     if (codec != null) {
       return new BufferedOutputStream(codec.createOutputStream(raw), 1 << 20);
     }
