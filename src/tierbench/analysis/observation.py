@@ -13,13 +13,18 @@ class RunObservation:
     labels: list[str]
     profile: list[dict]
     character: str
-    cache_note: str | None
+    cache_notes: list[str]  # reads, writes or shuffle that memory served, not the device (one line each)
     efficiency: float | None  # achieved / ceiling
     ceiling_note: str = ""
     roles: dict = field(default_factory=dict)  # device -> roles
 
+    @property
+    def cache_note(self) -> str | None:
+        return "; ".join(self.cache_notes) or None
+
 
 NO_ROLES = IORoles(None, None, None)
+MIN_MB = 1.0  # below this a job moved too little for the device counters to say anything
 
 
 def io_roles(record: dict) -> IORoles:
@@ -39,6 +44,11 @@ def device_roles(record: dict, storage_map: dict) -> dict[str, list[str]]:
     return roles
 
 
+def device_mb(profile: list[dict], devices, kind: str, writeback: bool = False) -> float:
+    """MB the devices read or wrote ("read_mb"/"write_mb"), during the job or (writeback=True) in the sync after it."""
+    return sum(r[kind] for r in profile if r["device"] in devices and (r["phase"] == WRITEBACK) == writeback)
+
+
 def observe(record: dict, storage_map: dict, probe: dict | None, cores: int) -> RunObservation | None:
     s = record.get("samples")
     if not s or not s.get("t_ms"):
@@ -47,36 +57,75 @@ def observe(record: dict, storage_map: dict, probe: dict | None, cores: int) -> 
     roles = device_roles(record, storage_map)
     profile = io_profile(s, labels, roles)
     character = run_character(profile, cores)
-
     data_devs = [d for d, r in roles.items() if "data" in r]
-    job_read_mb = io_roles(record).mb(record["metrics"])["input"]
-    cache_note = None
-    if job_read_mb > 0:
-        if not data_devs:
-            cache_note = "no block device behind the data directories (tmpfs, overlay or network): reads cannot be checked against a device"
-        else:
-            dev_read = sum(r["read_mb"] for r in profile if r["device"] in data_devs and r["phase"] != WRITEBACK)
-            if dev_read < CACHE_RATIO * job_read_mb:
-                why = "the page cache was dropped before it, so" if record.get("page_cache_dropped") else "the page cache was not dropped:"
-                cache_note = (f"served from memory, not the device: the job read {job_read_mb:.0f} MB, its data device "
-                              f"read {dev_read:.0f} MB ({why} the figures describe memory, not storage; "
-                              + ("run as root or set drop_caches = \"always\")" if not record.get("page_cache_dropped") else "use a data set larger than RAM)"))
+    inter_devs = [d for d, r in roles.items() if "intermediate" in r]
+    mb = io_roles(record).mb(record["metrics"])
+    notes = [n for n in (_read_note(record, profile, data_devs, mb["input"]),
+                         _write_note(record, profile, sorted(set(data_devs) | set(inter_devs)), mb),
+                         _shuffle_note(profile, inter_devs, data_devs, mb)) if n]
     eff, note = efficiency(record, probe, data_devs)
-    return RunObservation(labels, profile, character, cache_note, eff, note, roles)
+    return RunObservation(labels, profile, character, notes, eff, note, roles)
+
+
+def _read_note(record, profile, data_devs, read_mb) -> str | None:
+    if read_mb <= 0:
+        return None
+    if not data_devs:
+        return "no block device behind the data directories (tmpfs, overlay or network): reads cannot be checked against a device"
+    dev_read = device_mb(profile, data_devs, "read_mb")
+    if dev_read >= CACHE_RATIO * read_mb:
+        return None
+    why = "the page cache was dropped before it, so" if record.get("page_cache_dropped") else "the page cache was not dropped:"
+    return (f"served from memory, not the device: the job read {read_mb:.0f} MB, its data device "
+            f"read {dev_read:.0f} MB ({why} the figures describe memory, not storage; "
+            + ("run as root or set drop_caches = \"always\")" if not record.get("page_cache_dropped") else "use a data set larger than RAM)"))
+
+
+def _write_note(record, profile, devices, mb) -> str | None:
+    """Writes (output and shuffle) that reached the devices only in the sync after the job: the run's time
+    did not include them (the engine's semantics; durable mode syncs inside the run)."""
+    written = mb["output"] + mb["intermediate"]
+    if written < MIN_MB or not devices:
+        return None
+    after = device_mb(profile, devices, "write_mb", writeback=True)
+    if after < CACHE_RATIO * written:
+        return None
+    during = device_mb(profile, devices, "write_mb")
+    fix = ("set durability = \"durable\" in the spec to time writes to the device" if record.get("durability") != "durable"
+           else "durable mode could not sync them: " + "; ".join(record.get("sync_gaps") or ["see the run's engine settings"]))
+    return (f"writes absorbed by the page cache: the job wrote {written:.0f} MB; its devices took {during:.0f} MB during "
+            f"the job and {after:.0f} MB in the writeback after it, outside the run's time ({fix})")
+
+
+def _shuffle_note(profile, inter_devs, data_devs, mb) -> str | None:
+    """Shuffle data read back from memory: the intermediate devices read less than half of what was shuffled."""
+    shuffled = mb["intermediate"]
+    if shuffled < MIN_MB or not inter_devs:
+        return None
+    # on a device that also holds the input, its reads count the input too
+    expected = shuffled + (mb["input"] if set(inter_devs) & set(data_devs) else 0.0)
+    dev_read = device_mb(profile, inter_devs, "read_mb")
+    if dev_read >= CACHE_RATIO * shuffled + (expected - shuffled):
+        return None
+    return (f"shuffle read back from memory: {shuffled:.0f} MB were shuffled, the intermediate devices read "
+            f"{max(0.0, dev_read - (expected - shuffled)):.0f} MB of it (the page cache held the rest: the shuffle "
+            "fits in RAM, so it measures memory; a larger job would read it from the device)")
 
 
 def efficiency(record: dict, probe: dict | None, data_devs: list[str]) -> tuple[float | None, str]:
-    """The run's throughput as a fraction of its data device's fio ceiling (read, write, or the lower of both)."""
+    """The run's throughput as a fraction of its data devices' fio ceiling (read, write, or the lower of both);
+    a JBOD's ceiling is the sum of its drives' (the data set is spread over all of them)."""
     if not probe or not data_devs:
         return None, ""
-    tests = probe.get(data_devs[0], {}).get("tests", {})
     achieved = record["metrics"].get("aggregate_throughput_mb_s", record["metrics"].get("throughput_mb_s"))
     if achieved is None:
         return None, ""
     io = io_roles(record)
     kinds = (["seq_read"] if io.reads else []) + (["seq_write"] if io.writes else [])
-    ceilings = [tests[k]["mb_s"] for k in kinds if k in tests]
+    probed = [d for d in data_devs if probe.get(d, {}).get("tests")]
+    ceilings = [sum(probe[d]["tests"][k]["mb_s"] for d in probed) for k in kinds
+                if probed and all(k in probe[d]["tests"] for d in probed)]
     if not ceilings:
         return None, ""
     ceiling = min(ceilings)
-    return achieved / ceiling, f"{achieved:.0f} of {ceiling:.0f} MB/s ({'/'.join(kinds)} on {data_devs[0]})"
+    return achieved / ceiling, f"{achieved:.0f} of {ceiling:.0f} MB/s ({'/'.join(kinds)} on {'+'.join(probed)})"

@@ -42,6 +42,24 @@ def _storage_health_lines(runs) -> list[str]:
             "wrote fewer copies than asked; check the DataNodes (tierbench services status hdfs) and re-run them"]
 
 
+MAX_CACHE_LINES = 3  # per kind of page-cache flag; past this many runs, one line counts them
+
+
+def _cache_lines(obs: dict) -> list[str]:
+    """Runs whose reads, writes or shuffle memory served: each listed, or per kind one line when many are."""
+    kinds: dict[str, list[str]] = {}
+    for key, o in obs.items():
+        for note in (o.cache_notes if o else ()):
+            kinds.setdefault(note.split(":")[0], []).append(f"{key}: {note}")
+    lines = []
+    for kind, found in kinds.items():
+        if len(found) <= MAX_CACHE_LINES:
+            lines += found
+        else:
+            lines.append(f"{kind} in {len(found)} of {len(obs)} runs; the first, {found[0]}")
+    return lines
+
+
 def _fmt(x, digits=3) -> str:
     if x is None:
         return "–"
@@ -96,7 +114,7 @@ def build_report(study: dict, records: list[dict], now: datetime | None = None) 
     findings = Section("Findings", 2, [Bullets(_headline(an) or ["Only one configuration: nothing to compare."])])
     findings.add(*(Notice("warn", f"{_where(w)}{w.text}") for w in _warnings(an)))
     findings.add(*(Notice("fail", f"{r['run_key']} failed: {r.get('error') or ''}") for r in an.failed))
-    findings.add(*(Notice("warn", f"{key}: {o.cache_note}") for key, o in obs.items() if o and o.cache_note))
+    findings.add(*(Notice("warn", line) for line in _cache_lines(obs)))
     findings.add(*(Notice("warn", f"pooled with --allow-mixed: {line}") for line in mixed_pools(runs)))
     findings.add(*(Notice("warn", line) for line in _storage_health_lines(runs)))
     sections.append(findings)
