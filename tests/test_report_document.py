@@ -30,15 +30,18 @@ FULL_SECTIONS = ["Findings", "Normalised runtime", "Runtime", "Throughput", "Swe
                  "Environment", "Every run"]
 
 
-@pytest.fixture
-def plain(tmp_path) -> Path:
+def _plain(tmp_path) -> Path:
     d = tmp_path / "results"
     shutil.copytree(FIXTURE, d)
     return d
 
 
 @pytest.fixture
-def full(plain, tmp_path) -> Path:
+def plain(tmp_path) -> Path:
+    return _plain(tmp_path)
+
+
+def _full(plain: Path, tmp_path: Path) -> Path:
     """The fixture with more of what a report can hold: costs (example prices), a knob sweep, a failed run
     and a skipped device probe."""
     study = json.loads((plain / "study.json").read_text())
@@ -53,6 +56,18 @@ def full(plain, tmp_path) -> Path:
     failed.update(status="failed", error="disk full <sda> | see the log")
     (plain / "runs.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
     return plain
+
+
+# the documents the read-only tests look at, each built once for the module (building draws every chart)
+@pytest.fixture(scope="module")
+def plain_results(tmp_path_factory) -> StudyResults:
+    return StudyResults.load(_plain(tmp_path_factory.mktemp("plain")))
+
+
+@pytest.fixture(scope="module")
+def full_results(tmp_path_factory) -> StudyResults:
+    t = tmp_path_factory.mktemp("full")
+    return StudyResults.load(_full(_plain(t), t))
 
 
 def _html_headings(text: str) -> list[str]:
@@ -87,7 +102,7 @@ def _md_tables(text: str) -> list[tuple[list[str], int]]:
 
 @pytest.mark.parametrize("which,sections", [("plain", PLAIN_SECTIONS), ("full", FULL_SECTIONS)])
 def test_html_and_markdown_have_the_same_sections_in_the_same_order(request, which, sections):
-    results = StudyResults.load(request.getfixturevalue(which))
+    results = request.getfixturevalue(f"{which}_results")
     doc = results.document
     assert [s.title for s in doc.sections] == sections
     every = doc.all_sections()
@@ -102,7 +117,7 @@ def test_html_and_markdown_have_the_same_sections_in_the_same_order(request, whi
 
 @pytest.mark.parametrize("which", ["plain", "full"])
 def test_markdown_has_every_table_note_and_warning_of_the_html(request, which):
-    results = StudyResults.load(request.getfixturevalue(which))
+    results = request.getfixturevalue(f"{which}_results")
     doc = results.document
     html_text, md = EXPORTERS["html"].render(results), EXPORTERS["md"].render(results)
     tables = [(t.head, len(t.rows)) for t in doc.tables()]
@@ -135,8 +150,8 @@ def test_markdown_has_every_table_note_and_warning_of_the_html(request, which):
     assert f"**{doc.subtitle.parts[1].text}**" in md and f"<b>{doc.subtitle.parts[1].text}</b>" in html_text
 
 
-def test_html_keeps_the_chart_ids_and_is_self_contained(full):
-    html_text = EXPORTERS["html"].render(StudyResults.load(full))
+def test_html_keeps_the_chart_ids_and_is_self_contained(full_results):
+    html_text = EXPORTERS["html"].render(full_results)
     for ident in ("chart-normalised", "chart-runtime", "chart-throughput", "chart-cost", "chart-sweep-0"):
         assert html_text.count(f"id='{ident}'") == 1, ident
     assert html_text.count("<svg") == 5 and "<style>" in html_text and "<link" not in html_text
