@@ -23,10 +23,10 @@ from tierbench.spec import parse_spec
 FIXTURE = Path(__file__).parent / "fixtures" / "quickstart-results"
 
 # what the fixture's report has, in this order: a check on the builder, not only on the renderers
-PLAIN_SECTIONS = ["Findings", "Normalised runtime", "Runtime", "Throughput", "Summary per configuration and workload",
+PLAIN_SECTIONS = ["Findings", "Normalised runtime", "Runtime", "Throughput", "Summary per configuration and workload", "Working set vs memory",
                   "Storage configurations", "Environment", "Every run"]
 FULL_SECTIONS = ["Findings", "Normalised runtime", "Runtime", "Throughput", "Sweep of shuffle_compress (engine spark)",
-                 "Cost per job", "Summary per configuration and workload", "Storage configurations", "Device ceilings (fio)",
+                 "Cost per job", "Summary per configuration and workload", "Working set vs memory", "Storage configurations", "Device ceilings (fio)",
                  "Environment", "Every run"]
 
 

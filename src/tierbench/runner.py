@@ -8,6 +8,7 @@ import re
 import sys
 from pathlib import Path
 
+from .analysis.validity import study_lines
 from .errors import UserError
 from .lifecycle import DROP_CACHES_FILE, RunLifecycle, can_drop_caches, now
 from .machine import machine_facts, tool_facts
@@ -100,6 +101,9 @@ class StudyRunner:
         study = self.results.study()
         if "storage_map" not in study:
             self.results.update_study(storage_map=self._storage_map())
+            # what the figures will measure, said before anything runs (the report says it again)
+            for line in study_lines(spec.to_dict(), machine_facts(), self.results.study()["storage_map"]):
+                print(f"tierbench: warning: {line}", file=sys.stderr, flush=True)
         if "probe" not in study and (self.results.path / "probe.json").is_file():
             # `tierbench probe` ran before the study: keep its figures with it
             self.results.update_study(probe=json.loads((self.results.path / "probe.json").read_text()))

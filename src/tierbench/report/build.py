@@ -10,6 +10,7 @@ from .. import __version__
 from ..analysis.cost import cost_summary, study_costs
 from ..analysis.observation import observe
 from ..analysis.stats import analyse, variant_of, Analysis, Warning_
+from ..analysis.validity import durability_lines, same_device_pairs, study_lines, working_sets
 from ..store.pooling import mixed_pools
 from ..store import ResultsDir, latest_ok
 from ..units import format_size
@@ -111,7 +112,12 @@ def build_report(study: dict, records: list[dict], now: datetime | None = None) 
                           f"from {len(runs)} stored runs. Baseline: ", Strong(an.baseline), "."], muted=True)
     sections = []
 
-    findings = Section("Findings", 2, [Bullets(_headline(an) or ["Only one configuration: nothing to compare."])])
+    smap = study.get("storage_map") or {}
+    config_of = {v["name"]: v.get("config", v["name"]) for v in variants}
+    same = same_device_pairs(spec, smap)
+    findings = Section("Findings", 2, [Bullets(_headline(an, same, config_of) or ["Only one configuration: nothing to compare."])])
+    findings.add(*(Notice("warn", line) for line in study_lines(spec, study.get("machine") or {}, smap)
+                   + durability_lines(spec, runs)))
     findings.add(*(Notice("warn", f"{_where(w)}{w.text}") for w in _warnings(an)))
     findings.add(*(Notice("fail", f"{r['run_key']} failed: {r.get('error') or ''}") for r in an.failed))
     findings.add(*(Notice("warn", line) for line in _cache_lines(obs)))
@@ -181,6 +187,14 @@ def build_report(study: dict, records: list[dict], now: datetime | None = None) 
             sec.add(sub)
         sections.append(sec)
 
+    ws = _working_set_rows(spec, study.get("machine") or {})
+    if ws:
+        sections.append(Section("Working set vs memory", 2, [
+            Paragraph("Planned from the spec (before the runs): the data set each workload reads or writes per node, against "
+                      "a node's RAM; its shuffle against the execution memory of one executor (Spark: (heap - 300 MB) x 0.6). "
+                      "Data that fits in RAM is served by the page cache unless it is dropped; durable mode still times "
+                      "every write to the device.", muted=True),
+            Table(WORKING_SET_HEAD, ws)]))
     sections.append(Section("Storage configurations", 2, [Table(["name", "data dirs", "intermediate dirs", "description"], _storage_rows(spec))]))
     if study.get("storage_map"):
         sections.append(Section("Machine and devices", 2, [Table(MACHINE_HEAD, _machine_rows(study))]))
@@ -338,10 +352,18 @@ MAX_FINDINGS = 12  # past this many comparisons, the ones that are not significa
 MAX_UNSTABLE = 6
 
 
-def _headline(an: Analysis) -> list[str]:
-    """Significant differences first; in a large study the rest is one line (the summary table has each)."""
-    sig = [f"{c.config} on {c.workload}: {c.verdict}" for c in an.comparisons if not c.verdict.startswith("not significant")]
-    rest = [f"{c.config} on {c.workload}: {c.verdict}" for c in an.comparisons if c.verdict.startswith("not significant")]
+def _headline(an: Analysis, same_device: dict | None = None, config_of: dict | None = None) -> list[str]:
+    """Significant differences first; in a large study the rest is one line (the summary table has each).
+    A comparison of two configurations on the same device says it is not a device comparison."""
+    config_of = config_of or {}
+
+    def line(c) -> str:
+        devs = (same_device or {}).get(frozenset((config_of.get(c.config, c.config), config_of.get(c.baseline, c.baseline))))
+        note = f" (same device as {c.baseline}, {', '.join(devs)}: not a device comparison)" if devs else ""
+        return f"{c.config} on {c.workload}: {c.verdict}{note}"
+
+    sig = [line(c) for c in an.comparisons if not c.verdict.startswith("not significant")]
+    rest = [line(c) for c in an.comparisons if c.verdict.startswith("not significant")]
     if len(sig) + len(rest) <= MAX_FINDINGS:
         return sig + rest
     return sig + [f"{len(rest)} {'other ' if sig else ''}differences from {an.baseline} are not significant (Welch p >= 0.05): "
@@ -359,6 +381,22 @@ def _warnings(an: Analysis) -> list:
                     f"{len(an.runtime)} (configuration, workload) pairs, the most {cvs.get((worst.config, worst.workload), 0):.0%} "
                     f"({worst.config} / {worst.workload}); add repeats, make the jobs larger, or check for other load on the machine")
     return [w for w in an.warnings if w not in unstable] + [line]
+
+
+WORKING_SET_HEAD = ["workload", "engine", "data set", "nodes", "RAM per node", "fits in RAM", "shuffle", "task memory",
+                    "shuffle in memory", "would not fit from"]
+
+
+def _working_set_rows(spec, machine) -> list[list[str]]:
+    rows = []
+    for w in working_sets(spec, machine):
+        p = w.placement
+        size = lambda b: format_size(b) if b else "–"
+        rows.append([w.workload, w.engine, size(w.data_bytes), str(p.nodes) if p.nodes else f"? ({p.where})",
+                     size(p.ram_bytes), f"{w.fits_times:,.0f}x over" if w.fits_times and w.fits_times >= 1
+                     else ("no" if w.fits_times else "–"), size(w.shuffle_bytes), size(p.task_memory),
+                     {True: "yes (no spill)", False: "no (spills)", None: "–"}[w.shuffle_in_memory], size(w.would_not_fit)])
+    return rows
 
 
 def _storage_rows(spec) -> list[list[str]]:

@@ -137,6 +137,15 @@ class StorageType(ABC):
     # durable mode (spec `durability`): where an engine's writes to this storage cannot be put on the device
     # before the task that made them ends, by engine kind; the run records these lines and the report shows them
     sync_gaps: dict[str, str] = {}
+    network_fs: bool = False  # its local paths are meant to be a network file system (the report checks the mount)
+
+
+# mount types that are file systems shared over a network (or with a VM's host), for the `shared` check
+NETWORK_FS = ("nfs", "nfs4", "cifs", "smb3", "ceph", "glusterfs", "lustre", "beegfs", "gpfs", "9p", "virtiofs", "afs", "fuse.")
+
+
+def is_network_fs(fs_type: str) -> bool:
+    return any(fs_type == t or (t.endswith(".") and fs_type.startswith(t)) for t in NETWORK_FS)
 
 
 _FILE_GAPS = {"hadoop": "Hadoop's jobs do not sync file:// output (Hadoop has no setting for it): what they leave in the page cache shows as 'writeback after the job'"}
@@ -160,6 +169,7 @@ class LocalStorage(StorageType):
 
 class SharedStorage(StorageType):
     name, title = "shared", "a shared mount (NFS), the same path on every node"
+    network_fs = True
     sync_gaps = _FILE_GAPS
 
     def parse(self, src, where, value, base_dir):

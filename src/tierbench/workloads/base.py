@@ -226,6 +226,19 @@ class Workload(ABC):
         """Checks against the producer's parameters (e.g. SQL query names of the generated benchmark)."""
         return None
 
+    # -- planned sizes (the working-set check, before anything runs) -----------------------------------
+    def data_bytes(self, params: dict, input_bytes: int) -> int:
+        """Bytes of the data set a run writes (before compression and replication): a generator's from its
+        parameters; by default as many as it reads (TeraSort, Copy)."""
+        return input_bytes
+
+    def planned_io(self, params: dict, input_bytes: int) -> dict[str, int]:
+        """Bytes one run is planned to move per data class ({"input", "intermediate", "output"}), from its
+        parameters and the size of the data set it reads (`input_bytes`, its producer's data_bytes)."""
+        return {"input": input_bytes if self.io.input else 0,
+                "intermediate": input_bytes if self.io.intermediate else 0,  # a sort shuffles all it reads
+                "output": self.data_bytes(params, input_bytes) if self.io.output else 0}
+
     def output_dataset(self, label: str) -> str | None:
         """The data set a run writes (a copy names its own after its label, so that copies do not collide)."""
         return self.produces

@@ -42,6 +42,9 @@ class DataWrite(Workload):
     spark_job = "DataIO.write"
     hadoop_main = "org.apache.hadoop.examples.RandomWriter"
 
+    def data_bytes(self, params, input_bytes):
+        return params["size"]
+
     def spark_params(self, req):
         p = req.params
         return {"bytes": p["size"], "files": generator_tasks(p["size"], p["files"]), "output": req.outputs}

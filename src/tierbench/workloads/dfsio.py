@@ -103,6 +103,9 @@ class _Dfsio(Workload):
     def _files(self, req) -> dict:  # how many files of what size: the writer's parameters
         return req.params if self.writing else req.producer.params
 
+    def data_bytes(self, params, input_bytes):
+        return params["files"] * params["file_size"] if self.writing else input_bytes
+
     def spark_params(self, req):
         f = self._files(req)
         return {"dirs": req.outputs if self.writing else req.inputs, "files": f["files"], "file_bytes": f["file_size"],

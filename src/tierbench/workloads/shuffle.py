@@ -25,6 +25,9 @@ class Shuffle(Workload):
     verifies = True
     spark_job = "Shuffle.run"
 
+    def planned_io(self, params, input_bytes):
+        return {"input": 0, "intermediate": params["size"], "output": 0}
+
     def spark_params(self, req):
         p = req.params
         maps = generator_tasks(p["size"], p["map_tasks"])

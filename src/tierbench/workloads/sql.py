@@ -26,6 +26,8 @@ TABLES = {
               "web_page", "web_returns", "web_sales", "web_site"),
 }
 # tpcgen-cli's Parquet compression for the spec's output_codec
+# planning figure: TPC-H at scale 0.01 is 3.2 MB of snappy Parquet (tests/fixtures/job-results.json)
+PARQUET_BYTES_PER_SCALE = 320 * MB
 PARQUET_CODECS = {"none": "UNCOMPRESSED", "snappy": "SNAPPY", "gzip": "GZIP(6)", "zstd": "ZSTD(1)", "lz4": "LZ4_RAW"}
 
 
@@ -140,6 +142,9 @@ class SqlGen(Workload):
     phases = ("upload",)
     io = IORoles(input=None, intermediate=None, output="stored_mb")
     spark_job = "Sql.upload"
+
+    def data_bytes(self, params, input_bytes):
+        return int(params["scale"] * PARQUET_BYTES_PER_SCALE)  # planned only: the tables' size is known once written
 
     def spark_run(self, req, run_job, on_progress):
         """tpcgen-cli writes the tables locally (in the run's scratch dir), then the driver copies them to the

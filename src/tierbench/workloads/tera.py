@@ -40,6 +40,9 @@ class TeraGen(Workload):
     def rows(p: dict) -> int:
         return p["size"] // 100 if p.get("size") else p["rows"]
 
+    def data_bytes(self, params, input_bytes):
+        return self.rows(params) * 100
+
     def check_params(self, params, engine_kinds, config_names):
         if params["filler"] == "random" and "hadoop" in engine_kinds:
             return "filler", ("\"random\" is tierbench's own TeraGen: Hadoop's TeraGen writes only its own filler; "

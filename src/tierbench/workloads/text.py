@@ -44,6 +44,9 @@ class TextGen(Workload):
             return "plant", "plant_every is set but there is no `plant` string to plant"
         return None
 
+    def data_bytes(self, params, input_bytes):
+        return params["size"]
+
     def spark_params(self, req):
         p = req.params
         return {"bytes": p["size"], "tasks": generator_tasks(p["size"], p["tasks"]), "output": req.outputs,
@@ -88,6 +91,9 @@ class WordCount(Workload):
     verifies = True
     spark_job = "WordCount.run"
     hadoop_main = EXAMPLES + "WordCount"
+
+    def data_bytes(self, params, input_bytes):
+        return 0  # the counts: small next to the text
 
     def spark_params(self, req):
         p = req.params
