@@ -5,6 +5,7 @@ import math
 import shutil
 import tomllib
 from pathlib import Path
+from importlib import resources
 
 import pytest
 
@@ -150,6 +151,37 @@ def test_report_has_cost_section_with_example_label(tmp_path):
     assert "Cost per job" in html and "EXAMPLE PRICES" in html and "chart-cost" in html
     md = md_path.read_text()
     assert "split costs 4% more to buy" in md and "per terasort job than single" in md
+    assert "scaled-down jobs: these figures are for the jobs as run" in md and "cost.target_size" in md
+
+
+def test_target_size_extrapolates_linearly_and_says_so(tmp_path):
+    from tierbench.analysis.cost import job_bytes, study_costs
+    from tierbench.analysis.stats import analyse
+    from tierbench.report.build import _runs_for_analysis, build_report
+    from tierbench.store import ResultsDir
+
+    d = tmp_path / "results"
+    shutil.copytree(Path(__file__).parent / "fixtures" / "quickstart-results", d)
+    raw = tomllib.loads(resources.files("tierbench.spec").joinpath("quickstart.toml").read_text())
+    raw["cost"]["target_size"] = "1TB"
+    cost = parse_spec(raw, "quickstart", base_dir=tmp_path).to_dict()["cost"]
+    assert cost["target_bytes"] == 1 << 40
+    study, records = ResultsDir(d).study(), ResultsDir(d).records()
+    runs = _runs_for_analysis(records)
+    an = analyse(runs, "single", ["single", "split"], [w["label"] for w in study["spec"]["workloads"]])
+    costs = {(c.config, c.workload): c for c in study_costs(cost, an, runs, {"single": "single", "split": "split"})}
+    c = costs[("split", "terasort")]
+    one = next(r for r in runs if r["label"] == "terasort" and r["status"] == "ok")
+    assert c.job_bytes == job_bytes(one) == one["metrics"]["data_mb"] * 2**20
+    f = (1 << 40) / c.job_bytes
+    assert c.at_target.base.runtime_s == pytest.approx(c.base.runtime_s * f)
+    assert c.at_target.usd_per_job_total > c.usd_per_job_total * f * 0.99  # the price is spread over fewer, longer jobs
+    study["spec"]["cost"] = cost
+    md = "\n".join(str(b) for b in build_report(study, records).walk())
+    assert "at target_size = 1 TB: a linear extrapolation" in md and "scaled-down" not in md
+    bad = dict(raw["cost"], target_size="lots")
+    with pytest.raises(SpecError, match="cost.target_size"):
+        parse_spec({**raw, "cost": bad}, "q", base_dir=tmp_path)
 
 
 def test_wear_uses_the_sampled_device_writes_when_there_are_samples():

@@ -118,6 +118,8 @@ class WorkloadCost:
     usd_per_mb_s: float | None  # cost per performance
     usd_per_usable_tb: float | None  # cost per capacity
     written_source: str = "model"  # where the bytes written per job came from: "sampled" devices or the workload "model"
+    job_bytes: float = 0.0  # the data one job moved as run (the larger of what it read, shuffled and wrote)
+    at_target: "WorkloadCost | None" = None  # the same figures for cost.target_size, extrapolated linearly
 
 
 def wear_for(config: ConfigCost, classes: dict[str, DriveClass], written: dict[str, float], jobs_in_period: float) -> list[Wear]:
@@ -185,6 +187,14 @@ def bytes_written_sampled(record: dict, storage_map: dict) -> dict[str, float] |
     return {"data": total(data_devs), "intermediate": total(inter_devs), "separate": bool(inter_devs)}
 
 
+def job_bytes(record: dict) -> float:
+    """The data one run moved: the larger of what it read, shuffled and wrote (its IO roles), in bytes."""
+    from ..workloads import WORKLOADS
+
+    wl = WORKLOADS.get(record["workload"])
+    return max(wl.io.mb(record["metrics"]).values()) * (1 << 20) if wl else 0.0
+
+
 def cost_from_dict(cost: dict) -> tuple[dict[str, DriveClass], dict[str, ConfigCost]]:
     classes = {n: DriveClass(**d) for n, d in cost.get("drive_classes", {}).items()}
     configs = {n: ConfigCost(**c) for n, c in cost.get("configs", {}).items()}
@@ -226,6 +236,15 @@ def study_costs(cost: dict, analysis, runs: list[dict], config_of: dict[str, str
             wc = workload_cost(config, wl, s.median, t.median if t else None, cc, classes, written,
                                cost["years"], cost["utilisation"], cost["usd_per_kwh"])
             wc.written_source = source
+            wc.job_bytes = job_bytes(ok[0])
+            if cost.get("target_bytes") and wc.job_bytes:
+                # linear: runtime and bytes written grow with the data, throughput stays (tierbench's what-if
+                # model is the better answer where it applies)
+                f = cost["target_bytes"] / wc.job_bytes
+                wc.at_target = workload_cost(config, wl, s.median * f, t.median if t else None, cc, classes,
+                                             {d: b * f for d, b in written.items()}, cost["years"],
+                                             cost["utilisation"], cost["usd_per_kwh"])
+                wc.at_target.job_bytes = cost["target_bytes"]
             out.append(wc)
     return out
 

@@ -155,11 +155,12 @@ def build_report(study: dict, records: list[dict], now: datetime | None = None) 
     if costs:
         sec = Section("Cost per job", 2)
         sec.add(Notice("warn", _cost_intro(cost)) if cost.get("example_prices") else Paragraph(_cost_intro(cost), muted=True))
+        sec.add(_scale_notice(cost, costs, study.get("machine") or {}))
         sec.add(Bullets(cost_summary(costs, an.baseline)))
         svg = charts.cost_per_job(costs)
         if svg:
             sec.add(Figure(svg, "chart-cost", "total $ per job (hardware + power + drive replacements) per configuration and workload"))
-        sec.add(Table(COST_HEAD, _cost_rows(costs)))
+        sec.add(Table(*_cost_table(costs)))
         sections.append(sec)
 
     sections.append(Section("Summary per configuration and workload", 2, [
@@ -239,7 +240,7 @@ def _sweep_table(sweep, runs) -> tuple[list[str], list[list[str]]]:
     return head, [[panel, line] + [_fmt(y) for y in ys] for panel, lines in series.items() for line, ys in lines.items()]
 
 
-COST_HEAD = ["workload", "config", "price $", "median runtime s", "jobs/day", "jobs in period", "hardware $/job",
+COST_HEAD = ["workload", "config", "data per job", "price $", "median runtime s", "jobs/day", "jobs in period", "hardware $/job",
              "power $/job", "total $/job", "$ per MB/s", "$ per usable TB", "drive wear per job"]
 
 
@@ -248,6 +249,34 @@ def _usd(x: float) -> str:
     if x == 0 or abs(x) >= 0.01:
         return f"${x:,.2f}"
     return f"${x:.{2 - math.floor(math.log10(abs(x)))}f}"
+
+
+def _scale_notice(cost, costs, machine) -> Notice | Paragraph:
+    """Say what job size the figures are for: as run (scaled down, when it fits in memory) or extrapolated."""
+    sizes = sorted(c.job_bytes for c in costs if c.job_bytes)
+    as_run = (f"{format_size(sizes[0])} to {format_size(sizes[-1])}" if sizes[0] != sizes[-1] else format_size(sizes[0])) if sizes else "?"
+    target = cost.get("target_bytes")
+    if target:
+        return Notice("warn", f"at target_size = {format_size(target)}: a linear extrapolation from the jobs as run ({as_run} "
+                      "of data per job): runtime and bytes written are multiplied by target / as run, throughput is kept; "
+                      "it ignores what changes with size (the page cache, spills, the network)")
+    ram = machine.get("memory_bytes") or 0
+    if sizes and ram and sizes[-1] < ram:
+        return Notice("warn", f"scaled-down jobs: these figures are for the jobs as run ({as_run} of data per job, which fits "
+                      f"in this machine's {format_size(ram)} of RAM), not for a production-size job; set cost.target_size "
+                      "(e.g. \"1TB\") to see them at the size you care about (a linear extrapolation)")
+    return Paragraph(f"Figures for the jobs as run ({as_run} of data per job).", muted=True)
+
+
+def _cost_table(costs) -> tuple[list[str], list[list[str]]]:
+    rows = _cost_rows(costs)
+    head = list(COST_HEAD)
+    if any(c.at_target for c in costs):
+        head += ["at target: runtime s (linear)", "at target: total $/job (linear)"]
+        for row, c in zip(rows, sorted(costs, key=lambda c: c.workload)):
+            t = c.at_target
+            row += [f"{t.base.runtime_s:,.0f}" if t else "–", _usd(t.usd_per_job_total) if t else "–"]
+    return head, rows
 
 
 def _cost_rows(costs) -> list[list[str]]:
@@ -260,7 +289,7 @@ def _cost_rows(costs) -> list[list[str]]:
             for w in c.wear) or "–"
         if c.wear:
             wear += f" [{c.written_source}]"
-        rows.append([c.workload, c.config, f"{c.base.price_usd:,.0f}", f"{c.base.runtime_s:.2f}", f"{c.base.jobs_per_day:,.1f}",
+        rows.append([c.workload, c.config, format_size(c.job_bytes) if c.job_bytes else "–", f"{c.base.price_usd:,.0f}", f"{c.base.runtime_s:.2f}", f"{c.base.jobs_per_day:,.1f}",
                      f"{c.base.jobs_in_period:,.0f}", _usd(c.base.usd_per_job), _usd(c.power_usd_per_job),
                      _usd(c.usd_per_job_total), f"{c.usd_per_mb_s:,.0f}" if c.usd_per_mb_s else "–",
                      f"{c.usd_per_usable_tb:,.0f}" if c.usd_per_usable_tb else "–", wear])

@@ -5,6 +5,7 @@
     utilisation = 1.0              # share of the period spent running the job back to back
     usd_per_kwh = 0.15
     example_prices = true          # the report labels the figures as from example prices
+    target_size = "1TB"            # the job size you care about: figures also given at it (linear extrapolation)
     [cost.drive_classes.ssd]
     price_usd = 120
     capacity = "960GB"             # decimal units, as drives are sold
@@ -29,7 +30,7 @@ from ..analysis.cost import ConfigCost, DriveClass, TB
 from ..errors import SpecError
 from ..units import parse_size
 
-COST_KEYS = ("years", "utilisation", "usd_per_kwh", "example_prices", "drive_classes")
+COST_KEYS = ("years", "utilisation", "usd_per_kwh", "example_prices", "target_size", "drive_classes")
 DRIVE_KEYS = ("price_usd", "capacity", "watts", "endurance_tbw", "dwpd", "warranty_years")
 CONFIG_COST_KEYS = ("price_usd", "nodes", "node_price_usd", "node_watts", "drives", "network_usd",
                     "data_drive", "intermediate_drive", "protection")
@@ -43,6 +44,7 @@ class CostSpec:
     example_prices: bool = False
     drive_classes: dict = field(default_factory=dict)  # name -> DriveClass
     configs: dict = field(default_factory=dict)  # storage config name -> ConfigCost
+    target_bytes: int | None = None  # target_size: per-job figures are also extrapolated to this data size
 
 
 def _number(src, where, value, minimum=0.0, strict=False, maximum=None):
@@ -74,6 +76,13 @@ def parse_cost(src: str, raw_cost: dict | None, raw_storage: dict) -> CostSpec |
     example = raw_cost.get("example_prices", False)
     if not isinstance(example, bool):
         raise SpecError(src, "cost.example_prices", f"expected true or false, got {example!r}")
+
+    target = None
+    if "target_size" in raw_cost:
+        try:
+            target = parse_size(raw_cost["target_size"])
+        except ValueError as e:
+            raise SpecError(src, "cost.target_size", f"{e} (the data one job reads or writes, e.g. \"1TB\")") from None
 
     classes = {}
     for name, d in (raw_cost.get("drive_classes") or {}).items():
@@ -138,4 +147,4 @@ def parse_cost(src: str, raw_cost: dict | None, raw_storage: dict) -> CostSpec |
             raise SpecError(src, f"{where}.price_usd", "missing: give the configuration's price_usd or a bill of materials (node_price_usd, drives)")
         configs[cname] = ConfigCost(price, nodes, _number(src, f"{where}.node_watts", c.get("node_watts", 0)),
                                     dict(drives), data_drive, inter_drive, copies)
-    return CostSpec(years, util, kwh, example, classes, configs)
+    return CostSpec(years, util, kwh, example, classes, configs, target)
