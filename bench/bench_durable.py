@@ -1,0 +1,102 @@
+"""Benchmark: durable DFSIO against fio on the same directory -- does a durable study measure the device?
+
+Not a test. In one run, on --dir's device (as root, so the page cache is dropped before each step):
+  fio   sequential write, buffered, one job per file, fsync at the end of each file (end_fsync=1): the
+        device's ceiling for writes that are on the device when they end; then sequential read of the
+        same files after dropping the page cache.
+  DFSIO tierbench's TestDFSIO write (Spark, local[*]) in durable mode (every file synced before its task
+        ends), then its read, each after dropping the page cache; and, for contrast, the write in engine
+        mode (the page cache absorbs it).
+Each figure is an aggregate: total MB / wall seconds of the whole job (fio: of the whole fio run).
+The goal from the issue: durable DFSIO write and read between 70% and 100% of fio's, never above.
+
+  .venv/bin/python bench/bench_durable.py --files 2 --file-size 1GB
+"""
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from common import drop_caches, spark_session  # noqa: E402
+
+from tierbench.units import MB, parse_size  # noqa: E402
+from tierbench.workloads.dfsio import dfsio_figures  # noqa: E402
+
+
+def fio(workdir: Path, rw: str, files: int, size: int) -> float:
+    """Aggregate MB/s of `files` fio jobs, one file each, timed around the whole fio run."""
+    cmd = ["fio", "--name=tierbench-durable", f"--directory={workdir}", f"--rw={rw}", "--bs=1M", f"--size={size}",
+           f"--numjobs={files}", "--ioengine=psync", "--direct=0", "--group_reporting", "--output-format=json"]
+    if rw == "write":
+        cmd.append("--end_fsync=1")  # each job's file synced before it ends: the same promise as durable mode
+    workdir.mkdir(parents=True, exist_ok=True)
+    drop_caches()
+    t = time.perf_counter()
+    out = subprocess.run(cmd, capture_output=True, text=True)
+    wall = time.perf_counter() - t
+    if out.returncode != 0:
+        raise SystemExit(f"fio failed: {out.stderr.strip()[-500:]}")
+    json.loads(out.stdout[out.stdout.index("{"):])  # it ran and reported
+    return files * size / MB / wall
+
+
+def dfsio(spark, jobs, durable: bool, write: bool, base: str, files: int, size: int) -> float:
+    """Aggregate MB/s of tierbench's DFSIO (total MB / the job's wall seconds), after dropping the page cache."""
+    spark._jsc.hadoopConfiguration().setBoolean("tierbench.durable", durable)
+    params = {"dirs": [base], "files": files, "file_bytes": size, "buffer_bytes": 1_000_000}
+    if write:  # as a study's prepare step does: deleting the last output (1.3 s for 2 GB here) is not the write
+        shutil.rmtree(base.removeprefix("file://"), ignore_errors=True)
+    drop_caches()
+    t = time.perf_counter()
+    r = json.loads(jobs.run(spark._jsc, "Dfsio.write" if write else "Dfsio.read", json.dumps(params)))
+    wall = time.perf_counter() - t
+    return dfsio_figures(r["task_bytes"], r["task_ms"], int(wall * 1000)).aggregate_throughput_mb_s
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--dir", default="/tmp", help="a directory on the device to measure")
+    ap.add_argument("--files", type=int, default=2)
+    ap.add_argument("--file-size", default="1GB")
+    ap.add_argument("--repeats", type=int, default=3, help="each figure is the median of this many")
+    args = ap.parse_args()
+    size = parse_size(args.file_size)
+    root = Path(args.dir) / "tierbench-bench-durable"  # ours alone: deleted at the end
+    if not shutil.which("fio"):
+        raise SystemExit("fio is not installed (apt-get install fio)")
+    if not drop_caches():
+        print("warning: not root: the page cache is not dropped between steps, reads will come from memory", file=sys.stderr)
+    root.mkdir(parents=True, exist_ok=True)
+    try:
+        spark, jobs = spark_session("bench-durable", root, driver_memory="2g")
+        base = f"file://{root / 'dfsio'}"
+        med = lambda f: sorted(f() for _ in range(args.repeats))[args.repeats // 2]
+        dfsio(spark, jobs, True, True, base, args.files, 1 << 20)  # warm-up: the JVM's first job is slow
+        figs = {}
+        figs["fio write (end_fsync)"] = med(lambda: fio(root / "fio", "write", args.files, size))
+        figs["fio read"] = med(lambda: fio(root / "fio", "read", args.files, size))
+        figs["DFSIO write, durable"] = med(lambda: dfsio(spark, jobs, True, True, base, args.files, size))
+        figs["DFSIO read"] = med(lambda: dfsio(spark, jobs, True, False, base, args.files, size))
+        figs["DFSIO write, engine mode"] = med(lambda: dfsio(spark, jobs, False, True, base, args.files, size))
+        spark.stop()
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    print(f"{args.files} files x {args.file_size} on {args.dir}, median of {args.repeats}; aggregate MB/s (total MB / wall s)")
+    for name, v in figs.items():
+        print(f"  {name:26s} {v:8.0f} MB/s")
+    w = figs["DFSIO write, durable"] / figs["fio write (end_fsync)"]
+    r = figs["DFSIO read"] / figs["fio read"]
+    e = figs["DFSIO write, engine mode"] / figs["fio write (end_fsync)"]
+    print(f"durable DFSIO write / fio write: {w:.0%}  (goal: 70% to 100%)")
+    print(f"DFSIO read / fio read:           {r:.0%}  (goal: 70% to 100%)")
+    print(f"engine-mode DFSIO write / fio:   {e:.0%}  (the page cache: what durable mode removes)")
+    return 0 if 0.7 <= w <= 1.0 and 0.7 <= r <= 1.0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
