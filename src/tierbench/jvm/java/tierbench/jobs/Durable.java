@@ -10,6 +10,7 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.fs.StreamCapabilities;
 
 /**
  * Durable writes: with the study's `durability = "durable"` (Hadoop setting
@@ -53,8 +54,8 @@ final class Durable {
       @Override
       public void close() throws IOException {
         boolean local = isLocal(fs);
-        if (!local) {
-          stream.hsync();  // HDFS: to the DataNodes' disks; S3A: no-op (the upload happens in close)
+        if (!local && stream.hasCapability(StreamCapabilities.HSYNC)) {
+          stream.hsync();  // HDFS: to the DataNodes' disks (S3A cannot, and need not: the upload is in close)
         }
         stream.close();
         if (local) {
