@@ -61,12 +61,14 @@ class StudyRunner:
         self.plan = make_plan(spec)
         self.allow_mixed = allow_mixed  # pool runs of another machine or tool version on --resume
         self._engines = engines  # given by tests (a fake engine); else made from the spec
+        self.emulated: dict = {}  # loop device name -> the emulated device's facts
 
     # -- before anything runs -----------------------------------------------
     def prepare(self) -> list[dict]:
         spec = self.spec
         if spec.drop_caches == "always" and not can_drop_caches():
             raise UserError(f"{spec.source}: drop_caches: \"always\" needs root (writing {DROP_CACHES_FILE}); use \"auto\" or \"never\"")
+        self._emulate()
         self.layout.check()
         if self.results.exists():
             study = self.results.study()
@@ -98,6 +100,8 @@ class StudyRunner:
             records = []
         if not records:
             self.layout.reset()
+        if self.emulated:
+            self.results.update_study(emulated=self.emulated)  # device name -> profile, as applied and as fio measured it
         study = self.results.study()
         if "storage_map" not in study:
             self.results.update_study(storage_map=self._storage_map())
@@ -110,6 +114,21 @@ class StudyRunner:
         elif spec.probe and "probe" not in study:
             self._probe()
         return records
+
+    def _emulate(self) -> None:
+        """Devices the spec declares (data = { emulate = "hdd" }) up, and this process -- so the engines it starts --
+        in the throttle group when any of the study's dirs lies on an emulated device."""
+        from .storage import emulation
+
+        declared = list({e["device"]: e for c in self.spec.storage for e in c.emulated.values()}.values())
+        if declared:
+            emulation.bring_up(declared, on_phase=lambda t: print(f"  {t}", file=sys.stderr, flush=True))
+        dirs = [d for c in self.spec.storage for d in (*c.local_data, *c.intermediate)]
+        used = emulation.devices_under(dirs)
+        if used:
+            emulation.check_can_emulate()
+            emulation.enter_group()
+            self.emulated = {Path(d.loop).name: d.to_dict() for d in used}
 
     def _storage_map(self) -> dict:
         roles: dict[str, list[str]] = {"data": [], "intermediate": []}
@@ -166,9 +185,19 @@ class StudyRunner:
                 e.close()
         if all(p.key in done for p in self.plan) and not self.spec.keep_data:
             self.layout.release()
+            self._emulation_down()
         elif not all_ok:
             progress.info("some runs failed; their data is kept for --resume")
         return self.results
+
+    def _emulation_down(self) -> None:
+        """The devices the spec declared, down once the study is done (their data with them). Devices of the
+        same names left from an interrupted run of this study are the study's too."""
+        from .storage import emulation
+
+        for name in {e["device"] for c in self.spec.storage for e in c.emulated.values()}:
+            if emulation.device(name) is not None:
+                emulation.down(name)
 
     # -- what the lifecycle asks of the study --------------------------------------------------------
     def fetch_tables(self, config, scratch: Path):

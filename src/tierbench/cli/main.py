@@ -10,9 +10,9 @@ import sys
 
 from .. import __version__
 from ..errors import UserError
-from . import cost, probe, quickstart, report, results, run, services, workloads
+from . import cost, emulate, probe, quickstart, report, results, run, services, workloads
 
-VERBS = (run, quickstart, report, results, workloads, probe, services, cost)  # in the order --help lists them
+VERBS = (run, quickstart, report, results, workloads, probe, services, emulate, cost)  # in the order --help lists them
 
 EPILOG = """\
 examples:
@@ -25,6 +25,7 @@ examples:
   tierbench probe study.toml                   measure the study's devices with fio (ceilings for the report)
   tierbench cost --runtime-s 11589 --price-usd 37561    $/job over 3 years, without running anything
   tierbench services up yarn                   an embedded YARN on 127.0.0.1 for the hadoop engine
+  tierbench emulate up hdd1 --profile hdd      an HDD-shaped device on this machine (root), for a study's dirs
 
 docs: README.md, docs/spec.md (study spec, engines, cost), docs/results.md (record schema, metrics, IO profile)
 """

@@ -346,7 +346,10 @@ def _machine_rows(study) -> list[list[str]]:
         dev = info.get("device")
         facts = sm.get("devices", {}).get(dev, {}) if dev else {}
         m = info.get("mount", {})
-        rows.append([d, info.get("role", ""), f"{dev} ({facts.get('disk')}{', ' + format_size(facts['size_bytes']) if facts.get('size_bytes') else ''})" if dev else "none (tmpfs/overlay/network)",
+        emu = (study.get("emulated") or {}).get(dev)
+        what = f"emulated {emu['profile']['name']}: {emu['profile']['read_mb_s']:.0f}/{emu['profile']['write_mb_s']:.0f} MB/s read/write, " \
+               f"{emu['profile']['read_iops']:,.0f} read IOPS; " if emu else ""
+        rows.append([d, info.get("role", ""), f"{dev} ({what}{facts.get('disk')}{', ' + format_size(facts['size_bytes']) if facts.get('size_bytes') else ''})" if dev else "none (tmpfs/overlay/network)",
                      {True: "1 (kernel: rotational)", False: "0 (non-rotational)"}.get(facts.get("rotational"), "–") if dev else "–",
                      facts.get("scheduler") or "–", m.get("fs_type", "–"), m.get("options", "–")])
     return rows

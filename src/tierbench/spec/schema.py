@@ -14,6 +14,7 @@ from pathlib import Path
 
 from ..errors import SpecError
 from ..redaction import has_userinfo, is_secret_key
+from ..storage.emulation import parse_emulated
 from ..storage.types import StorageConfig, check_dirs, parse_data, positive_int, storage_type, unknown_fields
 from ..units import parse_size
 from ..workloads import WORKLOADS
@@ -110,6 +111,9 @@ class Spec:
     def fingerprint(self) -> str:
         """Hash of what determines the runs (not the description), to refuse pooling different studies."""
         d = self.to_dict()
+        for c in d["storage"]:
+            if not c.get("emulated"):
+                c.pop("emulated", None)  # (as fingerprinted before devices could be emulated)
         if d.get("durability") == "engine":
             d.pop("durability")  # studies recorded before the setting existed ran with the engine's semantics
         for analysis_only in ("description", "source", "cost", "sampling", "sampling_interval_s", "probe", "probe_size", "probe_runtime_s"):
@@ -180,9 +184,18 @@ def parse_spec(raw: dict, source: str = "<spec>", base_dir: Path | None = None) 
         unknown_fields(src, f"{where}.", c, STORAGE_KEYS)
         if "data" not in c:
             raise SpecError(src, f"{where}.data", "missing: the directories that hold the jobs' input and output")
-        data, data_type, replication, store_conf = parse_data(src, f"{where}.data", c["data"], base_dir)
+        data_raw, emulated = c["data"], {}
+        if isinstance(data_raw, dict) and "emulate" in data_raw:  # a device of a known shape, made for the study
+            mount, emulated["data"] = parse_emulated(src, f"{where}.data", data_raw, f"{name}-{cname}-data")
+            data_raw = [mount]
+        data, data_type, replication, store_conf = parse_data(src, f"{where}.data", data_raw, base_dir)
         storage_type(data_type).check_engines(src, f"{where}.data", data, {e.kind for e in engines})
         inter, split = c.get("intermediate", list(data)), 1
+        if isinstance(inter, dict) and "emulate" in inter:
+            mount, emulated["intermediate"] = parse_emulated(src, f"{where}.intermediate", inter, f"{name}-{cname}-intermediate")
+            inter = [mount]
+        elif "intermediate" not in c and "data" in emulated:
+            emulated["intermediate"] = emulated["data"]  # intermediate defaults to the data dirs: the same device
         if isinstance(inter, dict):
             unknown_fields(src, f"{where}.intermediate.", inter, INTERMEDIATE_KEYS)
             if "dirs" not in inter:
@@ -193,7 +206,7 @@ def parse_spec(raw: dict, source: str = "<spec>", base_dir: Path | None = None) 
             inter = inter["dirs"]
         inter_dirs = check_dirs(src, f"{where}.intermediate", inter, base_dir)
         desc = c.get("description", "")
-        storage.append(StorageConfig(cname, data, inter_dirs, split, str(desc), data_type, replication, store_conf))
+        storage.append(StorageConfig(cname, data, inter_dirs, split, str(desc), data_type, replication, store_conf, emulated))
 
     variant_names = [f"{c.name}@{e.name}" if len(engines) > 1 else c.name for c in storage for e in engines]
     baseline = raw.get("baseline", variant_names[0])

@@ -6,6 +6,10 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.channels.FileChannel;
 import java.nio.file.StandardOpenOption;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FSDataOutputStream;
 import org.apache.hadoop.fs.FileSystem;
@@ -18,9 +22,11 @@ import org.apache.hadoop.fs.StreamCapabilities;
  * that wrote it ends, so the time to durability is inside the job's time and
  * a write is not measured at the speed of the page cache.
  *
- * How, per file system: local and shared (NFS) paths: after close, fsync
- * (FileChannel.force) on the file and on its checksum file (Hadoop's
- * LocalFileSystem keeps a .crc beside each file; its hsync only flushes);
+ * How, per file system: local and shared (NFS) paths: every 8 MB a background
+ * fdatasync of what is written so far (so the device works while the task
+ * produces), and after close an fsync (FileChannel.force) of the file and of
+ * its checksum file (Hadoop's LocalFileSystem keeps a .crc beside each file;
+ * its hsync only flushes);
  * HDFS: hsync before close (the DataNodes started by `tierbench services`
  * also sync every finished block: dfs.datanode.synconclose); S3A: nothing,
  * an upload is durable when close() returns.
@@ -45,24 +51,70 @@ final class Durable {
     if (!on(conf)) {
       return stream;
     }
+    final boolean local = isLocal(fs);
+    final FileChannel channel = local ? FileChannel.open(localFile(fs, path).toPath(), StandardOpenOption.WRITE) : null;
     return new FilterOutputStream(stream) {
+      private long unsynced = 0;
+      private Future<?> syncing = null;
+
       @Override
       public void write(byte[] b, int off, int len) throws IOException {
         stream.write(b, off, len);  // FilterOutputStream would write byte by byte
+        unsynced += len;
+        if (channel != null && unsynced >= SYNC_EVERY && (syncing == null || syncing.isDone())) {
+          // what is written so far goes to the device while the task goes on producing: the device works
+          // beside the CPU, as the kernel's writeback does when a job's data outgrows memory
+          finish(syncing);
+          stream.flush();
+          unsynced = 0;
+          syncing = SYNCER.submit(() -> {
+            channel.force(false);
+            return null;
+          });
+        }
       }
 
       @Override
       public void close() throws IOException {
-        boolean local = isLocal(fs);
-        if (!local && stream.hasCapability(StreamCapabilities.HSYNC)) {
-          stream.hsync();  // HDFS: to the DataNodes' disks (S3A cannot, and need not: the upload is in close)
-        }
-        stream.close();
-        if (local) {
-          force(fs, path);
+        try {
+          if (!local && stream.hasCapability(StreamCapabilities.HSYNC)) {
+            stream.hsync();  // HDFS: to the DataNodes' disks (S3A cannot, and need not: the upload is in close)
+          }
+          finish(syncing);
+          stream.close();
+          if (local) {
+            force(fs, path);
+          }
+        } finally {
+          if (channel != null) {
+            channel.close();
+          }
         }
       }
     };
+  }
+
+  /** Bytes written between background syncs of a local file. */
+  static final long SYNC_EVERY = 8L << 20;
+
+  private static final ExecutorService SYNCER = Executors.newCachedThreadPool(r -> {
+    Thread t = new Thread(r, "tierbench-durable-sync");
+    t.setDaemon(true);
+    return t;
+  });
+
+  private static void finish(Future<?> f) throws IOException {
+    if (f == null) {
+      return;
+    }
+    try {
+      f.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted while syncing", e);
+    } catch (ExecutionException e) {
+      throw e.getCause() instanceof IOException ? (IOException) e.getCause() : new IOException(e.getCause());
+    }
   }
 
   static boolean isLocal(FileSystem fs) {

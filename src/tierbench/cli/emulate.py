@@ -1,0 +1,70 @@
+"""tierbench emulate up|down|status: devices of a known shape (HDD, SATA SSD, NVMe) on this machine, as root."""
+
+import argparse
+
+from ..errors import UserError
+
+
+def add_parser(subparsers):
+    e = subparsers.add_parser(
+        "emulate", help="make, remove or list emulated devices (an HDD, a SATA SSD, an NVMe SSD) on this machine (root)",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="An emulated device is a loop device on a sparse file, ext4, mounted noatime under tierbench's "
+                    "cache dir, throttled to a profile (sequential MB/s and IOPS, read and write) by a cgroup-v1 blkio "
+                    "group. A study whose directories lie on emulated devices places its engine in that group, so "
+                    "one machine can compare an HDD, a hybrid and an SSD configuration as the published studies did. "
+                    "Profiles are data-sheet figures scaled by one factor to this machine's disk (ratios hold). "
+                    "Writes are throttled when they are synced: keep durability = \"durable\" (the default).\n\n"
+                    "profiles:\n"
+                    "  hdd       7,200 rpm HDD: ~200 MB/s, ~180 IOPS (before scaling)\n"
+                    "  sata-ssd  SATA SSD: ~540/500 MB/s, 90K/60K IOPS\n"
+                    "  nvme      NVMe SSD: ~3,500/3,000 MB/s, 500K/400K IOPS\n"
+                    "  custom    your figures: --read-mb-s, --write-mb-s, --read-iops, --write-iops (not scaled)",
+        epilog="examples:\n"
+               "  tierbench emulate up hdd1 --profile hdd --size 8GB\n"
+               "  tierbench emulate up ssd1 --profile sata-ssd --size 8GB\n"
+               "  tierbench emulate status              (then point a spec's dirs at the mount points it prints)\n"
+               "  tierbench emulate down hdd1")
+    e.add_argument("action", choices=("up", "down", "status"))
+    e.add_argument("name", nargs="?", help="the device's name (up, down)")
+    e.add_argument("--profile", default="hdd", help="hdd, sata-ssd, nvme or custom (default: hdd)")
+    e.add_argument("--size", default="8GB", help="the device's size (a sparse file: disk space is taken as written)")
+    e.add_argument("--no-check", action="store_true", help="up: skip the fio check inside the group (about 10 s)")
+    for flag in ("read-mb-s", "write-mb-s", "read-iops", "write-iops"):
+        e.add_argument(f"--{flag}", type=float, help="custom profile: " + flag.replace("-", " "))
+    return e
+
+
+def run(args) -> int:
+    from ..storage import emulation as em
+    from ..units import parse_size
+
+    if args.action == "status":
+        devs = em.devices()
+        for d in devs:
+            print(em.describe(d))
+        if not devs:
+            print("no emulated devices: tierbench emulate up NAME --profile hdd|sata-ssd|nvme")
+        return 0
+    if not args.name:
+        raise UserError(f"emulate {args.action}: name the device, e.g. tierbench emulate {args.action} hdd1")
+    if args.action == "down":
+        em.down(args.name)
+        print(f"{args.name}: down (unmounted, detached, its image deleted)")
+        return 0
+    try:
+        size = parse_size(args.size)
+    except ValueError as e:
+        raise UserError(f"--size: {e}") from None
+    custom = None
+    if args.profile == "custom":
+        figures = [args.read_mb_s, args.write_mb_s, args.read_iops, args.write_iops]
+        if any(f is None or f <= 0 for f in figures):
+            raise UserError("--profile custom needs --read-mb-s, --write-mb-s, --read-iops and --write-iops, each > 0")
+        custom = em.Profile("custom", *figures, "given on the command line")
+    dev = em.up(args.name, args.profile, size, custom, on_phase=lambda t: print(f"  {t}"))
+    if not args.no_check:
+        em.fio_check(dev, on_phase=lambda t: print(f"  {t}"))
+    print(em.describe(em.device(args.name)))
+    print(f"put a spec's dirs under {dev.mount}")
+    return 0

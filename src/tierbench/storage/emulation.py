@@ -1,0 +1,299 @@
+"""Emulated devices: storage of a known shape (an HDD, a SATA SSD, an NVMe SSD) on any machine, as root.
+
+A device is a sparse file under tierbench's cache dir (`emulate/NAME/disk.img`), attached as a loop device,
+formatted ext4 and mounted `noatime` at `emulate/NAME/mnt`. One cgroup-v1 blkio group, `tierbench`,
+throttles each emulated device to its profile (sequential MB/s and IOPS, read and write) for the processes
+placed in it: a study whose directories lie on emulated devices places itself there, so its engine's
+processes (children) inherit it.
+
+Measured on these machines (kernel 6.x, cgroup v1): the throttle limits reads, O_DIRECT writes and
+fsync'ed writes of the group's processes, but not the kernel's background writeback, so faithful emulation
+needs durable writes (spec `durability = "durable"`, the default).
+
+Profiles are data-sheet figures, scaled by one factor so that the fastest profile fits under what this
+machine's own disk sustains (measured with fio when the first device is made): the ratios between
+profiles hold, the absolute figures are this machine's. The loop device's read-ahead is 1 MiB, so a
+sequential reader issues 1 MiB requests and meets the bandwidth limit before the IOPS limit, as a disk
+would; small random reads meet the IOPS limit.
+"""
+
+import json
+import os
+import shutil
+import subprocess
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from ..errors import UserError
+from ..toolchain import cache_dir
+from ..units import MB, format_size
+
+BLKIO = Path("/sys/fs/cgroup/blkio")
+GROUP = BLKIO / "tierbench"
+MiB = 1 << 20
+HEADROOM = 0.8  # the fastest profile at 80% of the real disk: the throttle, not the disk, sets the pace
+
+
+@dataclass(frozen=True)
+class Profile:
+    name: str
+    read_mb_s: float
+    write_mb_s: float
+    read_iops: float
+    write_iops: float
+    source: str
+
+    def scaled(self, factor: float) -> "Profile":
+        return Profile(self.name, self.read_mb_s * factor, self.write_mb_s * factor, self.read_iops * factor,
+                       self.write_iops * factor, f"{self.source}; scaled x{factor:.3g} to this machine")
+
+
+PROFILES = {p.name: p for p in (
+    Profile("hdd", 200, 190, 180, 180,
+            "7,200 rpm enterprise HDD data sheets (e.g. Seagate Exos 7E8: up to 215 MB/s sequential; ~170 random 4K IOPS "
+            "from 8.5 ms seek + 4.2 ms rotation); the SanDisk 2014 studies' nodes used 7.2K rpm HDDs"),
+    Profile("sata-ssd", 540, 500, 90_000, 60_000,
+            "SATA III SSD data sheets (e.g. Samsung 870 EVO: 560/530 MB/s, 98K/88K 4K IOPS; SanDisk CloudSpeed "
+            "in the 2014 studies: about 450-500 MB/s): the SATA link caps them"),
+    Profile("nvme", 3500, 3000, 500_000, 400_000,
+            "PCIe 3.0 x4 NVMe SSD data sheets (e.g. Samsung 970 PRO: 3,500/2,700 MB/s, 500K/500K 4K IOPS)"),
+)}
+
+
+def _run(cmd: list[str], what: str) -> str:
+    out = subprocess.run(cmd, capture_output=True, text=True)
+    if out.returncode != 0:
+        raise UserError(f"{what} failed: {' '.join(cmd)}: {(out.stderr or out.stdout).strip()[-300:]}")
+    return out.stdout.strip()
+
+
+def root_dir() -> Path:
+    return cache_dir() / "emulate"
+
+
+def check_can_emulate() -> None:
+    """One clear line when this machine cannot emulate devices."""
+    if os.geteuid() != 0:
+        raise UserError("device emulation needs root (loop devices, mount and the blkio cgroup): run as root")
+    if not (BLKIO / "blkio.throttle.read_bps_device").exists():
+        raise UserError(f"device emulation needs the cgroup-v1 blkio controller ({BLKIO}/blkio.throttle.*), which "
+                        "this machine does not have (cgroup v2 io.max is not supported yet)")
+    for tool in ("losetup", "mkfs.ext4", "mount", "umount", "fio"):
+        if not shutil.which(tool):
+            raise UserError(f"device emulation needs {tool}: install it (Debian: util-linux, e2fsprogs, mount, fio)")
+
+
+@dataclass
+class Device:
+    name: str
+    profile: Profile  # as applied (scaled)
+    size_bytes: int
+    loop: str  # /dev/loopN
+    major_minor: str  # "7:0"
+    image: str
+    mount: str
+    measured: dict | None = None  # fio inside the group: {"read_mb_s", "write_mb_s"} and whether within 10%
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Device":
+        return cls(**{**d, "profile": Profile(**d["profile"])})
+
+
+def _state(name: str) -> Path:
+    return root_dir() / name / "device.json"
+
+
+def devices() -> list[Device]:
+    return [Device.from_dict(json.loads(p.read_text())) for p in sorted(root_dir().glob("*/device.json"))]
+
+
+def device(name: str) -> Device | None:
+    p = _state(name)
+    return Device.from_dict(json.loads(p.read_text())) if p.is_file() else None
+
+
+def machine_ceiling(on_phase=print) -> float:
+    """MB/s this machine's disk sustains for fsync'ed sequential writes under the cache dir (fio, once)."""
+    cache = root_dir() / "ceiling.json"
+    if cache.is_file():
+        return json.loads(cache.read_text())["write_mb_s"]
+    work = root_dir() / "_ceiling"
+    work.mkdir(parents=True, exist_ok=True)
+    on_phase("measuring this machine's disk with fio (once): 512 MB written and synced")
+    try:
+        out = _run(["fio", "--name=tierbench-ceiling", f"--directory={work}", "--rw=write", "--bs=1M", "--size=512M",
+                    "--ioengine=psync", "--direct=0", "--end_fsync=1", "--output-format=json"], "fio")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    mb_s = json.loads(out[out.index("{"):])["jobs"][0]["write"]["bw_bytes"] / MiB
+    cache.write_text(json.dumps({"write_mb_s": mb_s}))
+    return mb_s
+
+
+def scale_factor(ceiling_mb_s: float) -> float:
+    fastest = max(p.write_mb_s for p in PROFILES.values())
+    return min(1.0, HEADROOM * ceiling_mb_s / fastest)
+
+
+def _throttle(major_minor: str, p: Profile | None) -> None:
+    """Write (or, with p=None, clear) the group's limits for one device."""
+    limits = {"read_bps_device": p.read_mb_s * MiB if p else 0, "write_bps_device": p.write_mb_s * MiB if p else 0,
+              # never let IOPS cap a sequential stream below its bandwidth: reads come in 1 MiB requests (the
+              # read-ahead); the throttle counts writeback's requests before they are merged, ~256 KiB each
+              # (measured: 19 write IOPS held an fsync'ed 20 MB/s stream to 13 MB/s; 40 let it run at 19.5)
+              "read_iops_device": max(p.read_iops, p.read_mb_s) if p else 0,
+              "write_iops_device": max(p.write_iops, 4 * p.write_mb_s) if p else 0}
+    for key, value in limits.items():
+        (GROUP / f"blkio.throttle.{key}").write_text(f"{major_minor} {int(value)}\n")
+
+
+def up(name: str, profile: str, size_bytes: int, custom: Profile | None = None, on_phase=print) -> Device:
+    check_can_emulate()
+    if device(name):
+        raise UserError(f"emulated device {name!r} is already up: tierbench emulate status; tierbench emulate down {name}")
+    if custom is None and profile not in PROFILES:
+        raise UserError(f"unknown profile {profile!r}; accepted: {', '.join(PROFILES)}, custom")
+    prof = custom or PROFILES[profile].scaled(scale_factor(machine_ceiling(on_phase)))
+    home = root_dir() / name
+    (home / "mnt").mkdir(parents=True, exist_ok=True)
+    image = home / "disk.img"
+    with open(image, "wb") as f:
+        f.truncate(size_bytes)  # sparse: takes disk space only as it is written
+    loop = _run(["losetup", "-f", "--show", "--direct-io=on", str(image)], "attaching a loop device")
+    try:
+        major_minor = _run(["lsblk", "-dno", "MAJ:MIN", loop], "lsblk").strip()
+        _run(["mkfs.ext4", "-q", "-F", "-E", "lazy_itable_init=0,lazy_journal_init=0", loop], "mkfs.ext4")
+        _run(["mount", "-o", "noatime", loop, str(home / "mnt")], "mount")
+        Path(f"/sys/block/{Path(loop).name}/queue/read_ahead_kb").write_text("1024\n")
+        GROUP.mkdir(exist_ok=True)
+        _throttle(major_minor, prof)
+    except (UserError, OSError):
+        subprocess.run(["umount", str(home / "mnt")], capture_output=True)
+        subprocess.run(["losetup", "-d", loop], capture_output=True)
+        raise
+    dev = Device(name, prof, size_bytes, loop, major_minor, str(image), str(home / "mnt"))
+    _state(name).write_text(json.dumps(dev.to_dict(), indent=2))
+    return dev
+
+
+def down(name: str) -> None:
+    dev = device(name)
+    if dev is None:
+        raise UserError(f"no emulated device {name!r}; up: {', '.join(d.name for d in devices()) or 'none'}")
+    if GROUP.exists():
+        _throttle(dev.major_minor, None)
+    out = subprocess.run(["umount", dev.mount], capture_output=True, text=True)
+    if out.returncode != 0 and Path(dev.mount).is_mount():
+        raise UserError(f"cannot unmount {dev.mount}: {out.stderr.strip()} (is a study still using it?)")
+    subprocess.run(["losetup", "-d", dev.loop], capture_output=True)
+    shutil.rmtree(root_dir() / name, ignore_errors=True)  # ours alone: the image, the mount point, the state
+    if not devices() and GROUP.exists():
+        try:
+            GROUP.rmdir()  # fails while processes are still in it: then it stays, with no limits
+        except OSError:
+            pass
+
+
+def enter_group(pid: int | None = None) -> None:
+    """Place a process (default: this one) in the throttle group; its children inherit it."""
+    (GROUP / "cgroup.procs").write_text(f"{pid or os.getpid()}\n")
+
+
+def device_of_path(path: str) -> Device | None:
+    """The emulated device a directory lies on, if any."""
+    p = str(Path(path).resolve())
+    return next((d for d in devices() if p == d.mount or p.startswith(d.mount.rstrip("/") + "/")), None)
+
+
+def fio_check(dev: Device, seconds: int = 5, on_phase=print) -> dict:
+    """fio inside the group on the device: sequential write (synced) and read, against its profile."""
+    work = Path(dev.mount) / "tierbench-fio-check"
+    work.mkdir(exist_ok=True)
+    size = max(16, int(min(dev.profile.write_mb_s, dev.profile.read_mb_s) * seconds))
+    results = {}
+    try:
+        for rw, key in (("write", "write_mb_s"), ("read", "read_mb_s")):
+            on_phase(f"fio {rw} on {dev.name} ({size} MB)")
+            if rw == "read":
+                os.sync()
+                Path("/proc/sys/vm/drop_caches").write_text("3\n")
+            cmd = ["fio", "--name=tierbench-check", f"--directory={work}", f"--rw={rw}", "--bs=1M", f"--size={size}M",
+                   "--ioengine=psync", "--direct=0", "--output-format=json", *(["--end_fsync=1"] if rw == "write" else [])]
+            out = subprocess.run(["sh", "-c", f'echo $$ > {GROUP}/cgroup.procs && exec "$@"', "fio", *cmd],
+                                 capture_output=True, text=True)
+            if out.returncode != 0:
+                raise UserError(f"fio on {dev.mount} failed: {out.stderr.strip()[-300:]}")
+            job = json.loads(out.stdout[out.stdout.index("{"):])["jobs"][0]
+            results[key] = job[rw]["bw_bytes"] / MiB
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    want = {"write_mb_s": dev.profile.write_mb_s, "read_mb_s": dev.profile.read_mb_s}
+    results["within_10pct"] = all(abs(results[k] / want[k] - 1) <= 0.10 for k in want)
+    dev.measured = results
+    _state(dev.name).write_text(json.dumps(dev.to_dict(), indent=2))
+    return results
+
+
+def describe(dev: Device) -> str:
+    p = dev.profile
+    m = dev.measured
+    measured = (f"; fio in the group: write {m['write_mb_s']:.0f}, read {m['read_mb_s']:.0f} MB/s "
+                f"({'within' if m['within_10pct'] else 'NOT within'} 10% of the profile)") if m else ""
+    return (f"{dev.name}: {p.name} at {dev.mount} ({dev.loop}, {format_size(dev.size_bytes)} sparse): read {p.read_mb_s:.0f} MB/s "
+            f"{p.read_iops:,.0f} IOPS, write {p.write_mb_s:.0f} MB/s {p.write_iops:,.0f} IOPS{measured}")
+
+
+# -- devices a spec declares: data = { emulate = "hdd", size = "8GB" } -------------------------------------------
+EMULATE_KEYS = ("emulate", "size")
+DEFAULT_SIZE = "8GB"
+
+
+def parse_emulated(src: str, where: str, value: dict, name: str) -> tuple[str, dict]:
+    """A `data` or `intermediate` table that asks for an emulated device: (its mount point, the device entry
+    {"device", "profile", "size"}) -- the runner brings the device up before the study and down after it."""
+    from ..errors import SpecError
+    from ..units import parse_size
+
+    for key in value:
+        if key not in EMULATE_KEYS:
+            raise SpecError(src, f"{where}.{key}", f"unknown field beside `emulate`; accepted: {', '.join(EMULATE_KEYS)}")
+    if value["emulate"] not in PROFILES:
+        raise SpecError(src, f"{where}.emulate", f"expected one of {', '.join(map(repr, PROFILES))}, got {value['emulate']!r}")
+    try:
+        size = parse_size(value.get("size", DEFAULT_SIZE))
+    except ValueError as e:
+        raise SpecError(src, f"{where}.size", str(e)) from None
+    if size < 256 * MB:
+        raise SpecError(src, f"{where}.size", f"at least 256MB (ext4 and the data), got {value.get('size')!r}")
+    return str(root_dir() / name / "mnt"), {"device": name, "profile": value["emulate"], "size": size}
+
+
+def bring_up(entries: list[dict], on_phase=print) -> list[str]:
+    """Each declared device up (made and checked with fio if it is not), refused if one of that name differs.
+    Returns the names this call made (the study brings those down when it is done)."""
+    check_can_emulate()
+    made = []
+    for e in entries:
+        dev = device(e["device"])
+        if dev is not None:
+            if dev.profile.name != e["profile"] or dev.size_bytes != e["size"]:
+                raise UserError(f"emulated device {e['device']} is up as {dev.profile.name}, {format_size(dev.size_bytes)}, "
+                                f"not {e['profile']}, {format_size(e['size'])}: tierbench emulate down {e['device']}")
+            continue
+        on_phase(f"emulating {e['profile']} as {e['device']}")
+        fio_check(up(e["device"], e["profile"], e["size"], on_phase=on_phase), on_phase=on_phase)
+        made.append(e["device"])
+    return made
+
+
+def devices_under(paths) -> list[Device]:
+    """The emulated devices that hold any of these directories."""
+    found = {}
+    for p in paths:
+        d = device_of_path(p)
+        if d is not None:
+            found[d.name] = d
+    return list(found.values())
