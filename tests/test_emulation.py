@@ -1,0 +1,135 @@
+"""Device emulation: loop devices of a known shape, throttled by a cgroup-v1 blkio group.
+The spec side is fast (no root); the devices themselves need root and the blkio controller (e2e)."""
+
+import json
+import os
+import subprocess
+import sys
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from conftest import one_error_line, tierbench, write_spec
+from tierbench.errors import SpecError
+from tierbench.spec import parse_spec
+from tierbench.storage import emulation
+
+
+def spec(tmp_path, storage: str):
+    raw = tomllib.loads(f'name = "em"\n{storage}\n[[workloads]]\nname = "teragen"\nrows = 1000\n')
+    return parse_spec(raw, "em.toml", tmp_path)
+
+
+def test_a_spec_declares_emulated_devices_per_role(tmp_path):
+    s = spec(tmp_path, """
+[storage.hdd]
+data = { emulate = "hdd", size = "2GB" }
+[storage.hybrid]
+data = { emulate = "hdd", size = "2GB" }
+intermediate = { emulate = "sata-ssd", size = "1GB" }
+""")
+    hdd, hybrid = s.storage
+    assert hdd.emulated["data"] == {"device": "em-hdd-data", "profile": "hdd", "size": 2 << 30}
+    assert hdd.emulated["intermediate"] == hdd.emulated["data"] and hdd.intermediate == hdd.data  # the same device
+    assert hdd.data == (str(emulation.root_dir() / "em-hdd-data" / "mnt"),)
+    assert hybrid.emulated["intermediate"]["profile"] == "sata-ssd"
+    assert hybrid.intermediate == (str(emulation.root_dir() / "em-hybrid-intermediate" / "mnt"),)
+
+
+@pytest.mark.parametrize("storage, words", [
+    ('data = { emulate = "floppy" }', ("storage.a.data.emulate", "'hdd', 'sata-ssd', 'nvme'")),
+    ('data = { emulate = "hdd", size = "10MB" }', ("storage.a.data.size", "at least 256MB")),
+    ('data = { emulate = "hdd", speed = 3 }', ("storage.a.data.speed", "emulate, size")),
+])
+def test_bad_emulation_is_refused_naming_the_field(tmp_path, storage, words):
+    with pytest.raises(SpecError) as e:
+        spec(tmp_path, f"[storage.a]\n{storage}\n")
+    for w in words:
+        assert w in str(e.value)
+
+
+def test_scaling_keeps_the_profiles_ratios():
+    f = emulation.scale_factor(400.0)
+    assert f == pytest.approx(0.8 * 400 / 3000)
+    hdd, ssd = (emulation.PROFILES[n].scaled(f) for n in ("hdd", "sata-ssd"))
+    assert ssd.write_mb_s / hdd.write_mb_s == pytest.approx(500 / 190)
+    assert emulation.scale_factor(1e6) == 1.0  # never faster than the data sheet
+
+
+def test_without_root_the_cli_says_so_in_one_line(tmp_path):
+    if os.geteuid() == 0:
+        out = subprocess.run(["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", sys.executable, "-m",
+                              "tierbench", "emulate", "up", "x"], capture_output=True, text=True,
+                             env={**os.environ, "TIERBENCH_CACHE": str(tmp_path)})
+    else:
+        out = tierbench("emulate", "up", "x")
+    one_error_line(out, "needs root")
+
+
+def _can_emulate():
+    try:
+        emulation.check_can_emulate()
+    except Exception as e:
+        pytest.skip(str(e))
+
+
+@pytest.mark.e2e
+def test_an_emulated_hdd_runs_at_its_profile_under_fio(tmp_path):
+    _can_emulate()
+    name = f"test-hdd-{os.getpid()}"
+    out = tierbench("emulate", "up", name, "--profile", "hdd", "--size", "1GB", timeout=300)
+    try:
+        assert out.returncode == 0, out.stdout + out.stderr
+        dev = emulation.device(name)
+        assert dev.measured["within_10pct"], dev.measured
+        for key in ("write_mb_s", "read_mb_s"):
+            assert abs(dev.measured[key] / getattr(dev.profile, key) - 1) <= 0.10
+        assert "within 10% of the profile" in tierbench("emulate", "status").stdout
+        assert Path(dev.mount).is_mount()
+    finally:
+        down = tierbench("emulate", "down", name)
+    assert down.returncode == 0 and emulation.device(name) is None and not Path(dev.mount).exists()
+    assert dev.major_minor not in (emulation.GROUP / "blkio.throttle.write_bps_device").read_text() if emulation.GROUP.exists() else True
+
+
+SANDISK_SHAPE = """
+name = "{name}"
+repeats = 3
+drop_caches = "always"
+[engine]
+master = "local[2]"
+driver_memory = "1g"
+[storage.hdd]
+data = {{ emulate = "hdd", size = "1GB" }}
+[storage.hybrid]
+data = {{ emulate = "hdd", size = "1GB" }}
+intermediate = {{ emulate = "sata-ssd", size = "1GB" }}
+[[workloads]]
+name = "teragen"
+size = "64MB"
+tasks = 2
+[[workloads]]
+name = "terasort"
+"""
+
+
+@pytest.mark.e2e
+def test_the_hybrid_beats_all_hdd_on_terasort_and_not_on_teragen(tmp_path):
+    """The SanDisk finding, emulated: an SSD for intermediate data speeds TeraSort up, TeraGen does not care."""
+    _can_emulate()
+    name = f"emu-{os.getpid()}"
+    s = write_spec(tmp_path / "s.toml", SANDISK_SHAPE.format(name=name))
+    out = tierbench("run", s, "--out", tmp_path / "r", timeout=1200)
+    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
+    from tierbench.analysis.stats import analyse
+    from tierbench.store import ResultsDir
+
+    runs = ResultsDir(tmp_path / "r").records()
+    an = analyse(runs, "hdd", ["hdd", "hybrid"], ["teragen", "terasort"])
+    c = {x.workload: x for x in an.comparisons}
+    assert c["terasort"].ratio < 1 and c["terasort"].p_value < 0.05, c["terasort"]
+    assert not (c["teragen"].ratio < 1 and c["teragen"].p_value < 0.05), c["teragen"]
+    study = json.loads((tmp_path / "r" / "study.json").read_text())
+    assert {e["profile"]["name"] for e in study["emulated"].values()} == {"hdd", "sata-ssd"}
+    assert not any(emulation.device(f"{name}-{c}-{r}") for c in ("hdd", "hybrid") for r in ("data", "intermediate"))
