@@ -13,13 +13,14 @@ CLI = Path(__file__).parent.parent / "src" / "tierbench" / "cli"
 
 OPTIONS = {  # each verb and what its --help must mention
     "run": ["spec", "--out", "--resume"],
-    "quickstart": ["--out", "--resume", "results/quickstart"],
+    "quickstart": ["--out", "--resume", "results/quickstart", "--local", "emulate"],
     "report": ["dir"],
     "results": ["dir", "--format", "{json,csv}"],
     "workloads": [],
     "probe": ["spec", "--out", "--size"],
     "services": ["{up,down,status}", "{yarn,spark,hdfs,s3}", "--datanodes", "--port", "--datanode-dirs", "--data-dir",
                  "--workers", "--dir", "--conf-dir"],
+    "emulate": ["{up,down,status}", "--profile", "--size", "--no-check", "--read-mb-s", "hdd", "sata-ssd", "nvme", "custom"],
     "cost": ["--runtime-s", "--price-usd", "--years", "--utilisation", "--reference", "--json"],
 }
 

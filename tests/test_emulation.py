@@ -133,3 +133,26 @@ def test_the_hybrid_beats_all_hdd_on_terasort_and_not_on_teragen(tmp_path):
     study = json.loads((tmp_path / "r" / "study.json").read_text())
     assert {e["profile"]["name"] for e in study["emulated"].values()} == {"hdd", "sata-ssd"}
     assert not any(emulation.device(f"{name}-{c}-{r}") for c in ("hdd", "hybrid") for r in ("data", "intermediate"))
+
+
+def test_the_quickstart_says_why_it_runs_on_local_directories(monkeypatch, capsys):
+    from tierbench.cli import quickstart
+    from tierbench.errors import UserError
+
+    def cannot():
+        raise UserError("device emulation needs root")
+    monkeypatch.setattr(emulation, "check_can_emulate", cannot)
+    assert quickstart.choose(local=False) == quickstart.LOCAL
+    assert "runs on local directories: device emulation needs root" in capsys.readouterr().err
+    monkeypatch.setattr(emulation, "check_can_emulate", lambda: None)
+    assert quickstart.choose(local=False) == quickstart.EMULATED and quickstart.choose(local=True) == quickstart.LOCAL
+
+
+def test_the_emulated_quickstart_is_the_sandisk_shape():
+    from importlib import resources
+
+    raw = tomllib.loads(resources.files("tierbench.spec").joinpath("quickstart-emulated.toml").read_text())
+    s = parse_spec(raw, "q")
+    shape = {c.name: (c.emulated["data"]["profile"], c.emulated["intermediate"]["profile"]) for c in s.storage}
+    assert shape == {"hdd": ("hdd", "hdd"), "hybrid": ("hdd", "sata-ssd"), "ssd": ("sata-ssd", "sata-ssd")}
+    assert s.durability == "durable" and s.repeats >= 3
