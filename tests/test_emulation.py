@@ -156,3 +156,36 @@ def test_the_emulated_quickstart_is_the_sandisk_shape():
     shape = {c.name: (c.emulated["data"]["profile"], c.emulated["intermediate"]["profile"]) for c in s.storage}
     assert shape == {"hdd": ("hdd", "hdd"), "hybrid": ("hdd", "sata-ssd"), "ssd": ("sata-ssd", "sata-ssd")}
     assert s.durability == "durable" and s.repeats >= 3
+
+
+def test_unemulated_runs_the_devices_as_plain_directories_and_says_so(tmp_path, monkeypatch):
+    from tierbench.engines.fake import FakeEngine
+    from tierbench.report.build import StudyResults
+    from tierbench.runner import StudyRunner
+
+    monkeypatch.setenv("TIERBENCH_CACHE", str(tmp_path / "cache"))
+    jobs = json.loads((Path(__file__).parent / "fixtures" / "job-results.json").read_text())
+    raw = tomllib.loads("""
+name = "unemu"
+repeats = 1
+drop_caches = "never"
+[sampling]
+enabled = false
+[storage.hdd]
+data = { emulate = "hdd", size = "1GB" }
+[storage.hybrid]
+data = { emulate = "hdd", size = "1GB" }
+intermediate = { emulate = "sata-ssd", size = "1GB" }
+[[workloads]]
+name = "teragen"
+rows = 20003
+tasks = 2
+""")
+    s = parse_spec(raw, "u.toml", tmp_path)
+    assert s.storage[0].data[0].startswith(str(tmp_path / "cache"))
+    StudyRunner(s, tmp_path / "r", ["t"], engines={"spark": FakeEngine(jobs)}, unemulated=True).run()
+    study = json.loads((tmp_path / "r" / "study.json").read_text())
+    assert study["emulation_skipped"] is True and "emulated" not in study
+    assert emulation.devices() == []  # nothing was made
+    texts = [getattr(b, "text", "") for b in StudyResults.load(tmp_path / "r").document.walk()]
+    assert any(t.startswith("run with --unemulated") for t in texts)

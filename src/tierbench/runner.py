@@ -52,7 +52,7 @@ class FailureStreak:
 
 class StudyRunner:
     def __init__(self, spec: Spec, out_dir: Path, command_line: list[str], resume: bool = False,
-                 allow_mixed: bool = False, engines: dict | None = None):
+                 allow_mixed: bool = False, engines: dict | None = None, unemulated: bool = False):
         self.spec = spec
         self.results = ResultsDir(out_dir)
         self.layout = StudyLayout(spec)
@@ -62,6 +62,7 @@ class StudyRunner:
         self.allow_mixed = allow_mixed  # pool runs of another machine or tool version on --resume
         self._engines = engines  # given by tests (a fake engine); else made from the spec
         self.emulated: dict = {}  # loop device name -> the emulated device's facts
+        self.unemulated = unemulated  # run a spec's emulated devices as plain directories (asked for, and said so)
 
     # -- before anything runs -----------------------------------------------
     def prepare(self) -> list[dict]:
@@ -101,7 +102,9 @@ class StudyRunner:
         if not records:
             self.layout.reset()
         if self.emulated:
-            self.results.update_study(emulated=self.emulated)  # device name -> profile, as applied and as fio measured it
+            self.results.update_study(emulated=self.emulated)
+        if self.unemulated and any(c.emulated for c in spec.storage):
+            self.results.update_study(emulation_skipped=True)  # device name -> profile, as applied and as fio measured it
         study = self.results.study()
         if "storage_map" not in study:
             self.results.update_study(storage_map=self._storage_map())
@@ -121,6 +124,10 @@ class StudyRunner:
         from .storage import emulation
 
         declared = list({e["device"]: e for c in self.spec.storage for e in c.emulated.values()}.values())
+        if declared and self.unemulated:
+            print("tierbench: warning: --unemulated: the spec's emulated devices are plain directories on this "
+                  "machine's disk; the configurations do not differ in their devices", file=sys.stderr, flush=True)
+            return
         if declared:
             emulation.bring_up(declared, on_phase=lambda t: print(f"  {t}", file=sys.stderr, flush=True))
         dirs = [d for c in self.spec.storage for d in (*c.local_data, *c.intermediate)]

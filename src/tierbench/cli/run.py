@@ -11,6 +11,9 @@ def add_parser(subparsers):
     r.add_argument("spec", help="study spec (TOML); see examples/ and docs/spec.md")
     r.add_argument("--out", help="results directory (default: ./tierbench-results/<study name>)")
     r.add_argument("--resume", action="store_true", help="continue an interrupted study: skip runs already recorded ok")
+    r.add_argument("--unemulated", action="store_true", help="run a spec's emulated devices (data = { emulate = ... }) as "
+                   "plain directories on this machine's disk, where devices cannot be emulated (no root or no blkio); "
+                   "the report says so")
     add_allow_mixed(r)
     return r
 
@@ -21,11 +24,11 @@ def add_allow_mixed(p) -> None:
 
 
 def run(args) -> int:
-    return run_study(args.spec, args.out, args.resume, allow_mixed=args.allow_mixed)
+    return run_study(args.spec, args.out, args.resume, allow_mixed=args.allow_mixed, unemulated=args.unemulated)
 
 
 def run_study(spec_path: str, out: str | None, resume: bool, base_dir: Path | None = None, raw=None,
-              allow_mixed: bool = False) -> int:
+              allow_mixed: bool = False, unemulated: bool = False) -> int:
     """Run the study in spec_path (or the already-read TOML `raw`, named spec_path), render its report, say where."""
     from ..spec import load_spec, parse_spec
 
@@ -33,7 +36,8 @@ def run_study(spec_path: str, out: str | None, resume: bool, base_dir: Path | No
     from ..runner import StudyRunner  # the engines and the sampler: only for a valid spec
 
     out_dir = Path(out) if out else Path("tierbench-results") / spec.name
-    runner = StudyRunner(spec, out_dir, [Path(sys.argv[0]).name] + sys.argv[1:], resume=resume, allow_mixed=allow_mixed)
+    runner = StudyRunner(spec, out_dir, [Path(sys.argv[0]).name] + sys.argv[1:], resume=resume, allow_mixed=allow_mixed,
+                         unemulated=unemulated)
     results = runner.run()
     from ..report import render_report  # numpy/scipy/matplotlib: only once there is something to report
 

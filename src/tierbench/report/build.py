@@ -116,6 +116,9 @@ def build_report(study: dict, records: list[dict], now: datetime | None = None) 
     config_of = {v["name"]: v.get("config", v["name"]) for v in variants}
     same = same_device_pairs(spec, smap)
     findings = Section("Findings", 2, [Bullets(_headline(an, same, config_of) or ["Only one configuration: nothing to compare."])])
+    if study.get("emulation_skipped"):
+        findings.add(Notice("warn", "run with --unemulated: the spec's emulated devices were plain directories on this "
+                                    "machine's disk, so the configurations did not differ in their devices"))
     findings.add(*(Notice("warn", line) for line in study_lines(spec, study.get("machine") or {}, smap)
                    + durability_lines(spec, runs)))
     findings.add(*(Notice("warn", f"{_where(w)}{w.text}") for w in _warnings(an)))

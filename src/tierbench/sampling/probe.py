@@ -95,6 +95,11 @@ def probe_study(spec, out_dir: Path, size: int, on_phase=print) -> tuple[dict, P
     from ..storage import StudyLayout  # the storage and results layers: only when a study is probed
     from ..store import ResultsDir
 
+    from ..storage import emulation
+
+    if emulation.devices_under(scratch_dirs(spec)):  # fio must meet the throttle the study's engine will meet
+        emulation.check_can_emulate()
+        emulation.enter_group()
     layout = StudyLayout(spec)
     existed = {r for r in layout.roots if r.exists()}
     layout.claim()
