@@ -57,6 +57,17 @@ name = "teravalidate"
 """
 
 
+# TeraGen of 64 MB in 2 files and the TeraSort of it: the durability and emulation studies' writers
+TERA_64MB = """
+[[workloads]]
+name = "teragen"
+size = "64MB"
+tasks = 2
+[[workloads]]
+name = "terasort"
+"""
+
+
 def write_spec(path: Path, body: str) -> Path:
     path.write_text(textwrap.dedent(body))
     return path

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from conftest import tierbench, write_spec
+from conftest import TERA_64MB, tierbench, write_spec
 from tierbench.sampling.devices import device_of
 
 SPEC = """
@@ -22,13 +22,7 @@ intermediate = ["{d}/tmp"]
 name = "dfsio-write"
 files = 2
 file_size = "32MB"
-[[workloads]]
-name = "teragen"
-size = "64MB"
-tasks = 2
-[[workloads]]
-name = "terasort"
-"""
+""" + TERA_64MB
 WRITERS = ("dfsio-write", "teragen", "terasort")
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import one_error_line, tierbench, write_spec
+from conftest import TERA_64MB, one_error_line, tierbench, write_spec
 from tierbench.errors import SpecError
 from tierbench.spec import parse_spec
 from tierbench.storage import emulation
@@ -105,13 +105,7 @@ data = {{ emulate = "hdd", size = "1GB" }}
 [storage.hybrid]
 data = {{ emulate = "hdd", size = "1GB" }}
 intermediate = {{ emulate = "sata-ssd", size = "1GB" }}
-[[workloads]]
-name = "teragen"
-size = "64MB"
-tasks = 2
-[[workloads]]
-name = "terasort"
-"""
+""" + TERA_64MB
 
 
 @pytest.mark.e2e
