@@ -73,7 +73,8 @@ def compare(base: list[float], other: list[float], config: str, workload: str, b
     faster = "faster" if ratio < 1 else "slower"
     pct = abs(1 - ratio) * 100
     if p < ALPHA:
-        verdict = f"{pct:.0f}% {faster} than {baseline} (significant, Welch p={p:.3f})"
+        shown = "<0.001" if p < 0.001 else f"={p:.3f}"  # not "p=0.000"
+        verdict = f"{pct:.0f}% {faster} than {baseline} (significant, Welch p{shown})"
     else:
         verdict = f"not significant: {pct:.0f}% {faster} than {baseline}, but Welch p={p:.2f}; the difference may be noise"
     return Comparison(config, workload, baseline, ratio, p, verdict)
