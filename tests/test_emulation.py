@@ -28,17 +28,26 @@ data = { emulate = "hdd", size = "2GB" }
 intermediate = { emulate = "sata-ssd", size = "1GB" }
 """)
     hdd, hybrid = s.storage
-    assert hdd.emulated["data"] == {"device": "em-hdd-data", "profile": "hdd", "size": 2 << 30}
+    assert hdd.emulated["data"] == [{"device": "em-hdd-data", "profile": "hdd", "size": 2 << 30}]
     assert hdd.emulated["intermediate"] == hdd.emulated["data"] and hdd.intermediate == hdd.data  # the same device
     assert hdd.data == (str(emulation.root_dir() / "em-hdd-data" / "mnt"),)
-    assert hybrid.emulated["intermediate"]["profile"] == "sata-ssd"
+    assert hybrid.emulated["intermediate"][0]["profile"] == "sata-ssd"
     assert hybrid.intermediate == (str(emulation.root_dir() / "em-hybrid-intermediate" / "mnt"),)
+
+
+def test_a_jbod_of_emulated_drives(tmp_path):
+    s = spec(tmp_path, '[storage.hdd]\ndata = { emulate = "hdd", size = "1GB", drives = 2 }\nintermediate = { emulate = "sata-ssd" }\n')
+    c = s.storage[0]
+    assert [e["device"] for e in c.emulated["data"]] == ["em-hdd-data1", "em-hdd-data2"]
+    assert c.data == tuple(str(emulation.root_dir() / f"em-hdd-data{i}" / "mnt") for i in (1, 2))
+    assert [e["device"] for e in c.emulated["intermediate"]] == ["em-hdd-intermediate"]
 
 
 @pytest.mark.parametrize("storage, words", [
     ('data = { emulate = "floppy" }', ("storage.a.data.emulate", "'hdd', 'sata-ssd', 'nvme'")),
     ('data = { emulate = "hdd", size = "10MB" }', ("storage.a.data.size", "at least 256MB")),
-    ('data = { emulate = "hdd", speed = 3 }', ("storage.a.data.speed", "emulate, size")),
+    ('data = { emulate = "hdd", speed = 3 }', ("storage.a.data.speed", "emulate, size, drives")),
+    ('data = { emulate = "hdd", drives = 0 }', ("storage.a.data.drives", "from 1 to 24")),
 ])
 def test_bad_emulation_is_refused_naming_the_field(tmp_path, storage, words):
     with pytest.raises(SpecError) as e:
@@ -150,7 +159,7 @@ def test_the_emulated_quickstart_is_the_sandisk_shape():
 
     raw = tomllib.loads(resources.files("tierbench.spec").joinpath("quickstart-emulated.toml").read_text())
     s = parse_spec(raw, "q")
-    shape = {c.name: (c.emulated["data"]["profile"], c.emulated["intermediate"]["profile"]) for c in s.storage}
+    shape = {c.name: (c.emulated["data"][0]["profile"], c.emulated["intermediate"][0]["profile"]) for c in s.storage}
     assert shape == {"hdd": ("hdd", "hdd"), "hybrid": ("hdd", "sata-ssd"), "ssd": ("sata-ssd", "sata-ssd")}
     assert s.durability == "durable" and s.repeats >= 3
 

@@ -123,7 +123,7 @@ class StudyRunner:
         in the throttle group when any of the study's dirs lies on an emulated device."""
         from .storage import emulation
 
-        declared = list({e["device"]: e for c in self.spec.storage for e in c.emulated.values()}.values())
+        declared = list({e["device"]: e for c in self.spec.storage for es in c.emulated.values() for e in es}.values())
         if declared and self.unemulated:
             print("tierbench: warning: --unemulated: the spec's emulated devices are plain directories on this "
                   "machine's disk; the configurations do not differ in their devices", file=sys.stderr, flush=True)
@@ -202,7 +202,7 @@ class StudyRunner:
         same names left from an interrupted run of this study are the study's too."""
         from .storage import emulation
 
-        for name in {e["device"] for c in self.spec.storage for e in c.emulated.values()}:
+        for name in {e["device"] for c in self.spec.storage for es in c.emulated.values() for e in es}:
             if emulation.device(name) is not None:
                 emulation.down(name)
 

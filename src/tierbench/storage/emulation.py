@@ -248,13 +248,15 @@ def describe(dev: Device) -> str:
 
 
 # -- devices a spec declares: data = { emulate = "hdd", size = "8GB" } -------------------------------------------
-EMULATE_KEYS = ("emulate", "size")
+EMULATE_KEYS = ("emulate", "size", "drives")
 DEFAULT_SIZE = "8GB"
+MAX_DRIVES = 24
 
 
-def parse_emulated(src: str, where: str, value: dict, name: str) -> tuple[str, dict]:
-    """A `data` or `intermediate` table that asks for an emulated device: (its mount point, the device entry
-    {"device", "profile", "size"}) -- the runner brings the device up before the study and down after it."""
+def parse_emulated(src: str, where: str, value: dict, name: str) -> tuple[list[str], list[dict]]:
+    """A `data` or `intermediate` table that asks for emulated devices (`drives` of them: a JBOD): their mount
+    points and device entries {"device", "profile", "size"} -- the runner brings the devices up before the
+    study and down after it."""
     from ..errors import SpecError
     from ..units import parse_size
 
@@ -269,7 +271,12 @@ def parse_emulated(src: str, where: str, value: dict, name: str) -> tuple[str, d
         raise SpecError(src, f"{where}.size", str(e)) from None
     if size < 256 * MB:
         raise SpecError(src, f"{where}.size", f"at least 256MB (ext4 and the data), got {value.get('size')!r}")
-    return str(root_dir() / name / "mnt"), {"device": name, "profile": value["emulate"], "size": size}
+    drives = value.get("drives", 1)
+    if isinstance(drives, bool) or not isinstance(drives, int) or not 1 <= drives <= MAX_DRIVES:
+        raise SpecError(src, f"{where}.drives", f"expected a whole number of drives from 1 to {MAX_DRIVES}, got {drives!r}")
+    names = [name] if drives == 1 else [f"{name}{i}" for i in range(1, drives + 1)]
+    return ([str(root_dir() / n / "mnt") for n in names],
+            [{"device": n, "profile": value["emulate"], "size": size} for n in names])
 
 
 def bring_up(entries: list[dict], on_phase=print) -> list[str]:

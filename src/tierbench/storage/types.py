@@ -347,7 +347,7 @@ class StorageConfig:
     data_type: str = DEFAULT_TYPE  # a key of STORAGE_TYPES
     replication: int | None = None  # hdfs: dfs.replication for what the jobs write
     store_conf: dict = field(default_factory=dict)  # s3: the fs.s3a.* settings (never credentials)
-    emulated: dict = field(default_factory=dict)  # role ("data", "intermediate") -> {"device", "profile", "size"}
+    emulated: dict = field(default_factory=dict)  # role ("data", "intermediate") -> [{"device", "profile", "size"}]
 
     @property
     def type(self) -> StorageType:
