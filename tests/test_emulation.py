@@ -83,7 +83,7 @@ def _can_emulate():
     try:
         emulation.check_can_emulate()
     except Exception as e:
-        pytest.skip(str(e))
+        pytest.skip(f"this machine cannot emulate devices, so there is nothing to measure: {e}")
 
 
 @pytest.mark.e2e

@@ -119,22 +119,9 @@ def test_durability_lines(tmp_path):
 
 
 def test_the_runner_warns_before_anything_runs(tmp_path, capsys):
-    raw = tomllib.loads(textwrap.dedent(f"""
-        name = "w"
-        repeats = 1
-        drop_caches = "never"
-        [sampling]
-        enabled = false
-        [storage.one]
-        data = ["{tmp_path}/data"]
-        [storage.two]
-        data = ["{tmp_path}/data2"]
-        [[workloads]]
-        name = "teragen"
-        rows = 20003
-        tasks = 2
-        """))
-    s = parse_spec(raw, "w.toml", tmp_path)
+    from test_lifecycle import make_spec
+
+    s = make_spec(tmp_path, workloads='[[workloads]]\nname = "teragen"\nrows = 20003\ntasks = 2\n')  # two configs, one disk
     engine = FakeEngine(JOB_RESULTS)
     runner = StudyRunner(s, tmp_path / "results", ["t"], engines={"spark": engine})
     real_run = engine.run

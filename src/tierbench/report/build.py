@@ -271,18 +271,16 @@ def _scale_notice(cost, costs, machine) -> Notice | Paragraph:
     return Paragraph(f"Figures for the jobs as run ({as_run} of data per job).", muted=True)
 
 
+TARGET_HEAD = ["at target: runtime s (linear)", "at target: total $/job (linear)"]
+
+
 def _cost_table(costs) -> tuple[list[str], list[list[str]]]:
-    rows = _cost_rows(costs)
-    head = list(COST_HEAD)
-    if any(c.at_target for c in costs):
-        head += ["at target: runtime s (linear)", "at target: total $/job (linear)"]
-        for row, c in zip(rows, sorted(costs, key=lambda c: c.workload)):
-            t = c.at_target
-            row += [f"{t.base.runtime_s:,.0f}" if t else "–", _usd(t.usd_per_job_total) if t else "–"]
-    return head, rows
+    """The cost table; with cost.target_size, two more columns: the same job at that size."""
+    at_target = any(c.at_target for c in costs)
+    return COST_HEAD + (TARGET_HEAD if at_target else []), _cost_rows(costs, at_target)
 
 
-def _cost_rows(costs) -> list[list[str]]:
+def _cost_rows(costs, at_target: bool = False) -> list[list[str]]:
     rows = []
     for c in sorted(costs, key=lambda c: c.workload):
         wear = "; ".join(
@@ -296,6 +294,9 @@ def _cost_rows(costs) -> list[list[str]]:
                      f"{c.base.jobs_in_period:,.0f}", _usd(c.base.usd_per_job), _usd(c.power_usd_per_job),
                      _usd(c.usd_per_job_total), f"{c.usd_per_mb_s:,.0f}" if c.usd_per_mb_s else "–",
                      f"{c.usd_per_usable_tb:,.0f}" if c.usd_per_usable_tb else "–", wear])
+        if at_target:
+            t = c.at_target
+            rows[-1] += [f"{t.base.runtime_s:,.0f}" if t else "–", _usd(t.usd_per_job_total) if t else "–"]
     return rows
 
 
