@@ -43,11 +43,29 @@ def test_a_jbod_of_emulated_drives(tmp_path):
     assert [e["device"] for e in c.emulated["intermediate"]] == ["em-hdd-intermediate"]
 
 
+def test_the_cloudera_hybrid_shares_shuffle_between_the_data_drives_and_a_split_ssd(tmp_path):
+    s = spec(tmp_path, """
+[storage.hybrid-split]
+data = { emulate = "hdd", size = "1GB", drives = 2 }
+intermediate = { emulate = "nvme", size = "1GB", split = 3, with_data = true }
+""")
+    c = s.storage[0]
+    root = emulation.root_dir()
+    hdds = [str(root / f"em-hybrid-split-data{i}" / "mnt") for i in (1, 2)]
+    ssd = [str(root / "em-hybrid-split-intermediate" / "mnt" / f"d{i}") for i in range(3)]
+    assert c.intermediate == (*hdds, *ssd) and c.split == 1  # the SSD has 3 of 5 shares of round-robin placement
+    assert [e["device"] for e in c.emulated["intermediate"]] == ["em-hybrid-split-data1", "em-hybrid-split-data2",
+                                                                 "em-hybrid-split-intermediate"]
+
+
 @pytest.mark.parametrize("storage, words", [
     ('data = { emulate = "floppy" }', ("storage.a.data.emulate", "'hdd', 'sata-ssd', 'nvme'")),
     ('data = { emulate = "hdd", size = "10MB" }', ("storage.a.data.size", "at least 256MB")),
     ('data = { emulate = "hdd", speed = 3 }', ("storage.a.data.speed", "emulate, size, drives")),
     ('data = { emulate = "hdd", drives = 0 }', ("storage.a.data.drives", "from 1 to 24")),
+    ('data = { emulate = "hdd", split = 2 }', ("storage.a.data.split", "emulate, size, drives")),
+    ('data = { emulate = "hdd" }\nintermediate = { emulate = "nvme", split = 0 }', ("storage.a.intermediate.split", "from 1 to 64")),
+    ('data = ["/tmp/x"]\nintermediate = { emulate = "nvme", with_data = true }', ("storage.a.intermediate.with_data", "emulated data")),
 ])
 def test_bad_emulation_is_refused_naming_the_field(tmp_path, storage, words):
     with pytest.raises(SpecError) as e:

@@ -186,12 +186,19 @@ def parse_spec(raw: dict, source: str = "<spec>", base_dir: Path | None = None) 
             raise SpecError(src, f"{where}.data", "missing: the directories that hold the jobs' input and output")
         data_raw, emulated = c["data"], {}
         if isinstance(data_raw, dict) and "emulate" in data_raw:  # a device of a known shape, made for the study
-            data_raw, emulated["data"] = parse_emulated(src, f"{where}.data", data_raw, f"{name}-{cname}-data")
+            data_raw, emulated["data"], _ = parse_emulated(src, f"{where}.data", data_raw, f"{name}-{cname}-data")
         data, data_type, replication, store_conf = parse_data(src, f"{where}.data", data_raw, base_dir)
         storage_type(data_type).check_engines(src, f"{where}.data", data, {e.kind for e in engines})
         inter, split = c.get("intermediate", list(data)), 1
         if isinstance(inter, dict) and "emulate" in inter:
-            inter, emulated["intermediate"] = parse_emulated(src, f"{where}.intermediate", inter, f"{name}-{cname}-intermediate")
+            inter, emulated["intermediate"], with_data = parse_emulated(src, f"{where}.intermediate", inter,
+                                                                       f"{name}-{cname}-intermediate", intermediate=True)
+            if with_data and "data" not in emulated:
+                raise SpecError(src, f"{where}.intermediate.with_data", "needs emulated data drives too "
+                                "(data = { emulate = ..., drives = N }); with data directories, list them in intermediate")
+            if with_data:  # the data drives take their share of the shuffle too (the Cloudera study's hybrid)
+                inter = [*data, *inter]
+                emulated["intermediate"] = [*emulated.get("data", []), *emulated["intermediate"]]
         elif "intermediate" not in c and "data" in emulated:
             emulated["intermediate"] = emulated["data"]  # intermediate defaults to the data dirs: the same device
         if isinstance(inter, dict):

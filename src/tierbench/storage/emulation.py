@@ -213,7 +213,8 @@ def fio_check(dev: Device, seconds: int = 5, on_phase=print) -> dict:
     """fio inside the group on the device: sequential write (synced) and read, against its profile."""
     work = Path(dev.mount) / "tierbench-fio-check"
     work.mkdir(exist_ok=True)
-    size = max(16, int(min(dev.profile.write_mb_s, dev.profile.read_mb_s) * seconds))
+    # `seconds` at the profile's pace, but never more than 40% of the device (a fast nvme of 1 GB would fill up)
+    size = max(16, min(int(min(dev.profile.write_mb_s, dev.profile.read_mb_s) * seconds), int(0.4 * dev.size_bytes / MiB)))
     results = {}
     try:
         for rw, key in (("write", "write_mb_s"), ("read", "read_mb_s")):
@@ -249,20 +250,28 @@ def describe(dev: Device) -> str:
 
 # -- devices a spec declares: data = { emulate = "hdd", size = "8GB" } -------------------------------------------
 EMULATE_KEYS = ("emulate", "size", "drives")
+# an emulated intermediate role may also say how its devices share the shuffle with the data drives
+INTERMEDIATE_EMULATE_KEYS = (*EMULATE_KEYS, "split", "with_data")
 DEFAULT_SIZE = "8GB"
 MAX_DRIVES = 24
+MAX_SPLIT = 64
 
 
-def parse_emulated(src: str, where: str, value: dict, name: str) -> tuple[list[str], list[dict]]:
-    """A `data` or `intermediate` table that asks for emulated devices (`drives` of them: a JBOD): their mount
-    points and device entries {"device", "profile", "size"} -- the runner brings the devices up before the
-    study and down after it."""
+def parse_emulated(src: str, where: str, value: dict, name: str, intermediate: bool = False) -> tuple[list[str], list[dict], bool]:
+    """A `data` or `intermediate` table that asks for emulated devices (`drives` of them: a JBOD): their
+    directories, the device entries {"device", "profile", "size"} -- the runner brings the devices up before the
+    study and down after it -- and, for `intermediate`, whether the data drives take shuffle too (`with_data`).
+
+    `split = N` (intermediate only) lists each emulated drive as N directories, so Spark's round-robin over
+    local dirs gives that drive N shares: the Cloudera study's SSD "split into 10 local directories" beside
+    six HDDs."""
     from ..errors import SpecError
     from ..units import parse_size
 
+    accepted = INTERMEDIATE_EMULATE_KEYS if intermediate else EMULATE_KEYS
     for key in value:
-        if key not in EMULATE_KEYS:
-            raise SpecError(src, f"{where}.{key}", f"unknown field beside `emulate`; accepted: {', '.join(EMULATE_KEYS)}")
+        if key not in accepted:
+            raise SpecError(src, f"{where}.{key}", f"unknown field beside `emulate`; accepted: {', '.join(accepted)}")
     if value["emulate"] not in PROFILES:
         raise SpecError(src, f"{where}.emulate", f"expected one of {', '.join(map(repr, PROFILES))}, got {value['emulate']!r}")
     try:
@@ -274,9 +283,16 @@ def parse_emulated(src: str, where: str, value: dict, name: str) -> tuple[list[s
     drives = value.get("drives", 1)
     if isinstance(drives, bool) or not isinstance(drives, int) or not 1 <= drives <= MAX_DRIVES:
         raise SpecError(src, f"{where}.drives", f"expected a whole number of drives from 1 to {MAX_DRIVES}, got {drives!r}")
+    split = value.get("split", 1)
+    if isinstance(split, bool) or not isinstance(split, int) or not 1 <= split <= MAX_SPLIT:
+        raise SpecError(src, f"{where}.split", f"expected a whole number of directories per drive from 1 to {MAX_SPLIT}, got {split!r}")
+    with_data = value.get("with_data", False)
+    if not isinstance(with_data, bool):
+        raise SpecError(src, f"{where}.with_data", f"expected true or false, got {with_data!r}")
     names = [name] if drives == 1 else [f"{name}{i}" for i in range(1, drives + 1)]
-    return ([str(root_dir() / n / "mnt") for n in names],
-            [{"device": n, "profile": value["emulate"], "size": size} for n in names])
+    mounts = [root_dir() / n / "mnt" for n in names]
+    dirs = [str(m) for m in mounts] if split == 1 else [str(m / f"d{i}") for m in mounts for i in range(split)]
+    return dirs, [{"device": n, "profile": value["emulate"], "size": size} for n in names], with_data
 
 
 def bring_up(entries: list[dict], on_phase=print) -> list[str]:
