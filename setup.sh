@@ -82,6 +82,9 @@ fi
 if [ $want_test = 1 ] && ! command -v mkfs.ext4 >/dev/null 2>&1; then
   apt_install e2fsprogs || say "warning: mkfs.ext4 not found: the loop-device test will fail"
 fi
+if [ $want_test = 1 ] && { ! command -v ssh >/dev/null 2>&1 || [ ! -x /usr/sbin/sshd ]; }; then
+  apt_install openssh-client openssh-server || say "warning: ssh/sshd not installed (needs root + apt); the ssh node agent test will fail"
+fi
 if [ $want_test = 1 ] && ! command -v chromium >/dev/null 2>&1; then
   apt_install chromium || say "warning: chromium not installed (needs root + apt); the report rendering test will fail"
 fi

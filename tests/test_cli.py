@@ -19,7 +19,7 @@ OPTIONS = {  # each verb and what its --help must mention
     "workloads": [],
     "probe": ["spec", "--out", "--size"],
     "services": ["{up,down,status}", "{yarn,spark,hdfs,s3}", "--datanodes", "--port", "--datanode-dirs", "--data-dir",
-                 "--workers", "--dir", "--conf-dir"],
+                 "--workers", "--worker-dirs", "--dir", "--conf-dir"],
     "emulate": ["{up,down,status}", "--profile", "--size", "--no-check", "--read-mb-s", "hdd", "sata-ssd", "nvme", "custom"],
     "cost": ["--runtime-s", "--price-usd", "--years", "--utilisation", "--reference", "--json"],
 }

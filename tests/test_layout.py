@@ -136,7 +136,7 @@ def _imports(pkg: str) -> set[str]:
     ("spec", {"engines", "services", "runner", "lifecycle", "report", "cli", "sampling"}),
     ("workloads", {"engines", "services", "runner", "lifecycle", "report", "cli", "spec"}),
     ("storage", {"engines", "services", "runner", "lifecycle", "report", "cli", "spec", "workloads"}),
-    ("engines", {"services", "runner", "lifecycle", "report", "cli", "spec"}),
+    ("engines", {"runner", "lifecycle", "report", "cli", "spec"}),  # services: only as below
     ("report", {"engines", "services", "runner", "lifecycle", "cli", "sampling"}),
     ("analysis", {"engines", "services", "runner", "lifecycle", "report", "cli"}),
     ("store", {"engines", "services", "runner", "lifecycle", "report", "cli"}),
@@ -144,6 +144,17 @@ def _imports(pkg: str) -> set[str]:
 def test_imports_follow_the_data(pkg, forbidden):
     bad = _imports(pkg) & forbidden
     assert not bad, f"{pkg}/ imports {', '.join(sorted(bad))}"
+
+
+def test_only_the_spark_engine_reaches_a_service_and_only_the_standalone_cluster():
+    """The spark engine restarts an embedded standalone cluster's Workers (services/spark.py) on each configuration's
+    intermediate dirs, the only way standalone executors use them; no other engine starts or stops servers."""
+    for path in sorted((SRC / "engines").rglob("*.py")):
+        found = re.findall(r"from \.\.services(\.\w+)?|tierbench\.services(\.\w+)?", path.read_text())
+        if path.relative_to(SRC).as_posix() == "engines/spark.py":
+            assert found and all(m in (".spark",) for pair in found for m in pair if m), found
+        else:
+            assert not found, path
 
 
 def test_nothing_below_the_cli_imports_it():

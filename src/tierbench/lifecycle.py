@@ -26,6 +26,7 @@ from .machine import machine_facts, tool_facts
 from .sampling.devices import device_of
 from .sampling.phases import phase_intervals
 from .sampling.sampler import Sampler
+from .spec.cluster import intermediate_applied
 from .spec.knobs import run_knobs
 from .store.record import RunRecord, io_of
 from .workloads import measure
@@ -65,10 +66,13 @@ class _Stop(Exception):
 
 class RunLifecycle:
     """Runs one planned run of a study through STEPS. `study` is the StudyRunner (spec, layout, results,
-    copy targets, clean-up); `done`: the ok records so far by run key; `on_step(name)` is told each step."""
+    copy targets, clean-up); `done`: the ok records so far by run key; `on_step(name)` is told each step;
+    `setup`: what its configuration's setup command did before this block of runs (config_commands.py), if any."""
 
-    def __init__(self, study, planned, engine, done: dict, progress, on_step: Callable[[str], None] | None = None):
+    def __init__(self, study, planned, engine, done: dict, progress, on_step: Callable[[str], None] | None = None,
+                 setup: dict | None = None):
         self.study, self.planned, self.engine, self.done, self.progress = study, planned, engine, done, progress
+        self.setup = setup
         self.on_step = on_step or (lambda name: None)
         spec = study.spec
         self.config = spec.config(planned.config)
@@ -82,9 +86,12 @@ class RunLifecycle:
             knobs=run_knobs(spec.engine(planned.engine), self.config, self.wspec.params), repeat=planned.repeat,
             storage={"name": self.config.name, "type": self.config.data_type, "data": list(self.config.data),
                      "intermediate": list(self.config.intermediate), "split": self.config.split,
-                     "local_dirs": [str(d) for d in self.local_dirs], "settings": self.config.engine_settings()},
+                     "local_dirs": [str(d) for d in self.local_dirs], "settings": self.config.engine_settings(),
+                     "intermediate_applied": intermediate_applied(spec.engine(planned.engine), self.config)},
             machine=machine_facts(), command_line=study.command_line, started_at=now(), durability=spec.durability,
             sync_gaps=sync_gaps(spec.durability, engine, self.config), **tool_facts())
+        if setup is not None:
+            self.record.details["setup"] = setup
         self.req: JobRequest | None = None
         self.sampler = None
         self.outcome = None
@@ -123,6 +130,8 @@ class RunLifecycle:
     # -- the steps --------------------------------------------------------------------------------------
     def prepare(self) -> None:
         planned, layout, config, wl = self.planned, self.study.layout, self.config, self.wl
+        if self.setup is not None and self.setup["exit_code"] != 0:  # the cluster is not as the configuration says
+            raise _Stop(f"not run: storage.{config.name}.{self.setup['cause']}")
         if self.producer is not None and f"r{planned.repeat}/{planned.variant}/{self.producer.label}" not in self.done:
             raise _Stop(f"not run: {self.producer.label} did not complete in this repeat, so there is no input")
         uris = lambda c, ds: layout.dataset_uris(c, planned.variant, planned.repeat, ds)
@@ -144,15 +153,29 @@ class RunLifecycle:
                               config.engine_settings(), config.default_fs)
 
     def drop_caches(self) -> None:
-        if self.study.spec.drop_caches != "never" and can_drop_caches():
+        nodes = self.study.nodes
+        if nodes.observers(self.engine):
+            self._phase("waiting for the node agents")
+            missing = nodes.await_agents(self.engine)
+            if missing:
+                self.record.details["nodes_unobserved"] = missing
+        if self.study.spec.drop_caches == "never":
+            return
+        if can_drop_caches():
             self._phase("dropping the page cache")
             self.record.page_cache_dropped = drop_page_cache()
+        if nodes.observers(self.engine):
+            self._phase("dropping the page cache on every node")
+            dropped = nodes.drop_caches(self.engine)
+            self.record.details["nodes_page_cache_dropped"] = dropped
+            self.record.page_cache_dropped = self.record.page_cache_dropped and all(d["ok"] for d in dropped.values())
 
     def start_sampling(self) -> None:
         spec = self.study.spec
         if spec.sampling:
             devices = {device_of(d) for d in (*self.config.local_data, *self.config.intermediate)} - {None}
             self.sampler = Sampler(sorted(devices), spec.sampling_interval_s).start()
+            self.study.nodes.start(self.engine)
 
     def run(self) -> None:
         self._phase("running")
@@ -176,6 +199,10 @@ class RunLifecycle:
             self._phase("sampling the writeback (sync)")
             self.record.samples = self.sampler.stop(writeback=True)
             self.sampler = None
+            if self.study.nodes.observers(self.engine):
+                self._phase("collecting every node's samples (sync on each)")
+                dirs = {"data": list(self.config.local_data), "intermediate": [str(d) for d in self.local_dirs]}
+                self.record.nodes = self.study.nodes.stop(self.engine, dirs) or None
 
     def verify(self) -> None:
         wl, result, planned = self.wl, self.outcome.result, self.planned

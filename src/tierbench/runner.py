@@ -9,11 +9,13 @@ import sys
 from pathlib import Path
 
 from .analysis.validity import study_lines
+from .config_commands import ConfigBlocks
 from .errors import UserError
 from .lifecycle import DROP_CACHES_FILE, RunLifecycle, can_drop_caches, now
 from .machine import machine_facts, tool_facts
 from .progress import StudyProgress
 from .sampling.devices import storage_map
+from .sampling.nodes import ClusterObservation
 from .spec import Spec, make_plan
 from .storage import StudyLayout
 from .store import ResultsDir, latest_ok
@@ -25,7 +27,7 @@ def make_engines(spec: Spec, log_dir: Path) -> dict:
     from .engines.spark import SparkEngine
 
     durable = spec.durability == "durable"
-    return {e.name: SparkEngine(e, spec.name, log_dir, durable) if e.kind == "spark" else HadoopEngine(e, log_dir)
+    return {e.name: SparkEngine(e, spec.name, log_dir, durable, spec.sampling_interval_s) if e.kind == "spark" else HadoopEngine(e, log_dir)
             for e in spec.engines}
 
 
@@ -62,6 +64,9 @@ class StudyRunner:
         self.allow_mixed = allow_mixed  # pool runs of another machine or tool version on --resume
         self._engines = engines  # given by tests (a fake engine); else made from the spec
         self.emulated: dict = {}  # loop device name -> the emulated device's facts
+        # the nodes of a cluster: agents in the Spark executors, and over ssh for the spec's [cluster] nodes
+        self.nodes = ClusterObservation(spec.sampling_interval_s, spec.cluster,
+                                        [d for c in spec.storage for d in (*c.local_data, *c.intermediate)])
         self.unemulated = unemulated  # run a spec's emulated devices as plain directories (asked for, and said so)
 
     # -- before anything runs -----------------------------------------------
@@ -176,11 +181,13 @@ class StudyRunner:
             progress.info(f"resuming: {len(done)} of {len(self.plan)} runs already recorded ok, {len(todo)} to go")
         engines = self._engines or make_engines(self.spec, self.results.path / "logs")
         all_ok = True
+        blocks = ConfigBlocks(self)  # storage.NAME.setup / teardown around each block of a configuration's runs
         try:
             with progress:
                 streak = FailureStreak(MAX_SAME_FAILURES)
                 for planned in todo:
-                    record = RunLifecycle(self, planned, engines[planned.engine], done, progress).execute()
+                    setup = blocks.enter(planned, engines)
+                    record = RunLifecycle(self, planned, engines[planned.engine], done, progress, setup=setup).execute()
                     all_ok = all_ok and record["status"] == "ok"
                     progress.finished(planned.key, record["status"], record["wall_s"],
                                       "" if record["status"] == "ok" else (record["error"] or "")[:200])
@@ -188,14 +195,30 @@ class StudyRunner:
                         raise UserError(f"stopped: {streak.count} runs in a row failed the same way ({streak.cause[:300]}); "
                                         f"they are recorded: fix the cause and continue with --resume")
         finally:
+            blocks.leave(engines)  # the last block's teardown, also when the study stops early
             for e in engines.values():
                 e.close()
+            self.nodes.close()
+            self._workers_back_on_their_own_dirs()
         if all(p.key in done for p in self.plan) and not self.spec.keep_data:
             self.layout.release()
             self._emulation_down()
         elif not all_ok:
             progress.info("some runs failed; their data is kept for --resume")
         return self.results
+
+    def _workers_back_on_their_own_dirs(self) -> None:
+        """An embedded standalone cluster's Workers, put on the configurations' intermediate dirs (engines/spark.py),
+        back on their own: those dirs are deleted with the study, and a later application would recreate them."""
+        from .services.spark import embedded_standalone
+
+        for e in self.spec.engines:
+            cluster = embedded_standalone(e.master) if e.kind == "spark" and e.master.startswith("spark://") else None
+            if cluster is not None and cluster.master.pid():
+                try:
+                    cluster.restart_workers(None)
+                except UserError as err:
+                    print(f"tierbench: warning: {err}", file=sys.stderr, flush=True)
 
     def _emulation_down(self) -> None:
         """The devices the spec declared, down once the study is done (their data with them). Devices of the

@@ -4,6 +4,7 @@ Engines, services and storage all use these; this module imports nothing of tier
 
 import fcntl
 import hashlib
+import json
 import os
 import shutil
 import subprocess
@@ -114,3 +115,52 @@ def pid_alive(pid: int) -> bool:
         return state != "Z"
     except OSError:
         return False
+
+
+# -- the embedded Spark standalone clusters (`tierbench services up spark`), by master URL --------------------
+# A study whose master is one of these can restart its Workers on each configuration's intermediate dirs; any
+# other spark:// master's Workers keep their own (SPARK_LOCAL_DIRS). The spec's validation asks, so it lives here.
+
+def spark_masters_file() -> Path:
+    return cache_dir() / "services" / "spark-masters.json"
+
+
+def _same_master(url: str) -> str:
+    return url.rstrip("/").replace("://localhost:", "://127.0.0.1:")
+
+
+def spark_masters() -> dict[str, str]:
+    """master URL -> service directory, as `services up spark` recorded them (`services down` forgets them)."""
+    try:
+        found = json.loads(spark_masters_file().read_text())
+    except (OSError, ValueError):
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
+def embedded_spark_dir(master: str) -> Path | None:
+    """The directory of the `tierbench services up spark` cluster whose Master is `master`, else None. Its
+    service.json must still name that master (a directory reused by another `up` has another port)."""
+    master = _same_master(master)
+    candidates = [spark_masters().get(master), cache_dir() / "services" / "spark"]
+    for home in (Path(c) for c in candidates if c):
+        try:
+            state = json.loads((home / "service.json").read_text())
+        except (OSError, ValueError):
+            continue
+        if isinstance(state, dict) and _same_master(state.get("master_url", "")) == master:
+            return home
+    return None
+
+
+def remember_spark_master(master: str, home: Path | None) -> None:
+    """Record (home given) or forget (None) which service directory a master URL belongs to."""
+    path, masters = spark_masters_file(), spark_masters()
+    if home is None:
+        masters.pop(_same_master(master), None)
+    else:
+        masters[_same_master(master)] = str(Path(home).resolve())
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(masters, indent=1))
+    os.replace(tmp, path)

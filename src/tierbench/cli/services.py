@@ -19,7 +19,8 @@ def add_parser(subparsers):
                                            "  yarn   ResourceManager + NodeManager (Hadoop 3.4.2); its conf dir is what a\n"
                                            "         hadoop engine in mode = \"yarn\" submits with\n"
                                            "  spark  a Spark standalone Master + --workers Workers (pyspark's own); a spark\n"
-                                           "         engine with master = \"spark://127.0.0.1:PORT\" runs on it\n"
+                                           "         engine with master = \"spark://127.0.0.1:PORT\" runs on it, the Workers\n"
+                                           "         restarted on each storage configuration's intermediate dirs\n"
                                            "  hdfs   a NameNode + --datanodes DataNodes (Hadoop 3.4.2): data = { type = \"hdfs\", ... }\n"
                                            "  s3     a single-node Ceph (mon, mgr, OSD, radosgw) with an S3 user and bucket:\n"
                                            "         data = { type = \"s3\", ... }; installs Ceph from Debian when root",
@@ -27,7 +28,7 @@ def add_parser(subparsers):
                                       "  tierbench services up yarn\n"
                                       "  export HADOOP_CONF_DIR=$(tierbench services status yarn --conf-dir)\n"
                                       "  tierbench services down yarn\n"
-                                      "  tierbench services up spark --workers 2")
+                                      "  tierbench services up spark --workers 2 --worker-dirs /ssd1/spark /ssd2/spark")
     sv.add_argument("action", choices=("up", "down", "status"))
     sv.add_argument("service", choices=("yarn", "spark", "hdfs", "s3"))
     sv.add_argument("--datanodes", type=int, default=2, help="hdfs: number of DataNodes (default: 2)")
@@ -36,7 +37,11 @@ def add_parser(subparsers):
     sv.add_argument("--datanode-dirs", type=int, default=1, help="hdfs: data dirs per DataNode (default: 1)")
     sv.add_argument("--data-dir", action="append", help="hdfs: where DataNodes keep their blocks (repeat for several "
                     "devices; DataNode i uses the i-th, round-robin; default: inside the service's directory)")
-    sv.add_argument("--workers", type=int, default=2, help="spark: number of Workers (default: 2), 1 core and 1 GB each")
+    sv.add_argument("--workers", type=int, default=2, help="spark: number of Workers (default: 2), 1 core and 1 GB each; "
+                    "Worker i listens on 127.0.0.(i+1)")
+    sv.add_argument("--worker-dirs", nargs="+", metavar="DIR", help="spark: where Workers keep shuffle and spill data "
+                    "when no study has put them on its own dirs (Worker i on the i-th DIR, round-robin, in DIR/worker-<i>; "
+                    "default: inside the service's directory)")
     sv.add_argument("--dir", help="the service's directory (default: ~/.cache/tierbench/services/NAME)")
     sv.add_argument("--conf-dir", action="store_true", help="status: print only the service's Hadoop conf dir")
     return sv
@@ -56,7 +61,7 @@ def _service(args):
         raise UserError("--datanodes and --datanode-dirs: at least 1")
     options = {
         "yarn": {},
-        "spark": {"workers": args.workers},
+        "spark": {"workers": args.workers, "worker_dirs": args.worker_dirs},
         "hdfs": {"datanodes": args.datanodes, "dirs_per_datanode": args.datanode_dirs, "data_dirs": args.data_dir, "port": args.port},
         "s3": {"port": args.port},
     }

@@ -31,6 +31,8 @@ def spark_conf(engine, app_name: str, local_dirs: list[Path], durable: bool = Fa
         "spark.master": engine.master,
         "spark.app.name": app_name,
         "spark.jars": str(jobs_jar()),
+        # the driver's scratch; the executors' local dirs only in local mode (a cluster manager gives executors
+        # its own: see spec/cluster.py for what applies the intermediate dirs where)
         "spark.local.dir": ",".join(str(d) for d in local_dirs),
         "spark.ui.enabled": "false",
         "spark.ui.showConsoleProgress": "false",
@@ -39,6 +41,10 @@ def spark_conf(engine, app_name: str, local_dirs: list[Path], durable: bool = Fa
     }
     if engine.executor_memory:
         conf["spark.executor.memory"] = engine.executor_memory
+    if engine.master.startswith("k8s://"):  # executors in pods use the volumes named spark-local-dir-* as local dirs:
+        for n, d in enumerate(local_dirs, 1):  # each intermediate dir, from the node, at the same path
+            volume = f"spark.kubernetes.executor.volumes.hostPath.spark-local-dir-{n}"
+            conf[f"{volume}.mount.path"] = conf[f"{volume}.options.path"] = str(d)
     if durable:
         conf.update(DURABLE_CONF)
     conf.update(engine.conf)
@@ -110,6 +116,11 @@ class SparkApp:
             elif ev["event"] == "result":
                 return ev
 
+    def agents(self, req: dict) -> dict:
+        """A request to the node agents (between jobs): see spark_worker's protocol."""
+        self._send(req)
+        return self._next_event()
+
     def stop(self) -> None:
         from ..sampling.procfs import descendants
 
@@ -127,6 +138,34 @@ class SparkApp:
         self._log.close()
 
 
+NODE_AGENT_PLUGIN = "tierbench.jobs.NodeAgentPlugin"
+
+
+def node_agent_conf(master: str, dirs, interval_s: float) -> dict:
+    """On a cluster, the node agent rides in every executor (spark.plugins); local mode keeps tierbench's own
+    sampler, which sees the one machine there is."""
+    if master.startswith("local"):
+        return {}
+    return {"spark.plugins": NODE_AGENT_PLUGIN, "spark.tierbench.agent.interval": f"{interval_s:g}",
+            "spark.tierbench.agent.dirs": ",".join(str(d) for d in dirs)}
+
+
+class SparkNodeAgents:
+    """The node agents of one Spark application, as sampling/nodes.py's observers: messages, commands, hosts."""
+
+    def __init__(self, app: "SparkApp"):
+        self.app = app
+
+    def messages(self) -> list[dict]:
+        return self.app.agents({"agents": "drain"})["messages"]
+
+    def command(self, cmd: dict) -> None:
+        self.app.agents({"agents": "command", "cmd": cmd})
+
+    def hosts(self) -> list[str]:
+        return self.app.agents({"agents": "hosts"})["hosts"]
+
+
 def engine_env(engine) -> dict:
     env = os.environ.copy()
     if engine.master.startswith("local"):
@@ -142,8 +181,10 @@ class SparkEngine:
 
     sync_gaps: tuple[str, ...] = ()  # durable mode: Spark syncs its shuffle files (spark.shuffle.sync)
 
-    def __init__(self, spec, study: str, log_dir: Path, durable: bool = False):  # spec: a spec.EngineSpec
+    def __init__(self, spec, study: str, log_dir: Path, durable: bool = False, sampling_interval_s: float = 1.0):
+        # spec: a spec.EngineSpec
         self.spec, self.name, self.study, self.log_dir, self.durable = spec, spec.name, study, log_dir, durable
+        self.sampling_interval_s = sampling_interval_s
         self.version: str | None = None
         self.conf: dict = {}
         self._app: SparkApp | None = None
@@ -158,6 +199,15 @@ class SparkEngine:
         on_phase(f"starting Spark for {variant}")
         for d in local_dirs:
             d.mkdir(parents=True, exist_ok=True)
+        from ..errors import UserError
+        from ..services.spark import embedded_standalone
+
+        cluster = embedded_standalone(self.spec.master)
+        if cluster is not None:  # standalone executors use their Worker's local dirs: put the Workers on this variant's
+            try:
+                cluster.restart_workers(local_dirs, on_phase)
+            except UserError as e:
+                raise EngineError(str(e)) from None
         conf = spark_conf(self.spec, f"tierbench {self.study} {variant}", local_dirs, self.durable)
         if any(c.type.s3a for c in (config, *also)):  # the S3A connector rides along with the jobs jar
             from ..storage.s3a import s3a_jars
@@ -167,13 +217,23 @@ class SparkEngine:
         for c in (config, *also):  # the storages' own Hadoop settings, unless the engine sets them
             for k, v in c.engine_settings().items():
                 conf.setdefault(f"spark.hadoop.{k}", v)
+        conf.update(node_agent_conf(self.spec.master, [*config.local_data, *local_dirs], self.sampling_interval_s))
         try:
-            self._app = SparkApp(conf, self.log_dir / f"spark-{variant}.log", engine_env(self.spec))
+            env = engine_env(self.spec)
+            env.pop("SPARK_LOCAL_DIRS", None)  # Spark would take it over spark.local.dir
+            self._app = SparkApp(conf, self.log_dir / f"spark-{variant}.log", env)
         except (OSError, RuntimeError) as e:
             raise EngineError(str(e)) from None
         self._variant = variant
         self.version = f"spark {self._app.spark_version}"
         self.conf = self._app.full_conf
+
+    @property
+    def node_agents(self) -> SparkNodeAgents | None:
+        """The executors' node agents, on a cluster master (None in local mode and before open)."""
+        if self._app is None or NODE_AGENT_PLUGIN not in self._app.conf.get("spark.plugins", ""):
+            return None
+        return SparkNodeAgents(self._app)
 
     def run(self, req: JobRequest, on_progress) -> JobOutcome:
         return req.workload.definition.spark_run(req, self._job, on_progress)

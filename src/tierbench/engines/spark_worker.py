@@ -7,10 +7,13 @@ lines on a private pipe (Spark's JVM inherits stdout, which we point at the
 log instead):
 
   parent -> worker (stdin):  {"job": NAME, "params": {...}}   |  {"stop": true}
+                             {"agents": "drain"} | {"agents": "hosts"} | {"agents": "command", "cmd": {...}}
+                             (the node agents of sampling/nodes.py, when spark.plugins has NodeAgentPlugin)
   worker -> parent:          {"event": "ready", "spark_version": ..., "conf": {...}}
                              {"event": "progress", "stage": N, "stages": M, "done": D, "total": T}
                              {"event": "result", "ok": true, "result": {...}, "wall_s": S}
                              {"event": "result", "ok": false, "error": "..."}
+                             {"event": "agents", "messages": [...]} | {"event": "agents", "hosts": [...]}
 """
 
 import json
@@ -72,6 +75,9 @@ def main() -> None:
         req = json.loads(line)
         if req.get("stop"):
             break
+        if "agents" in req:  # between jobs: the node agents' messages, executor hosts, or a command for the agents
+            _send(proto, _agents(sc, req))
+            continue
         stop = threading.Event()
         watcher = threading.Thread(target=_watch_progress, args=(sc, proto, stop), daemon=True)
         watcher.start()
@@ -97,6 +103,16 @@ def main() -> None:
             _send(proto, {"event": "result", "ok": False, "error": msg, "wall_s": time.perf_counter() - t0})
         watcher.join(timeout=2)
     spark.stop()
+
+
+def _agents(sc, req: dict) -> dict:
+    plugin = sc._jvm.tierbench.jobs.NodeAgentPlugin
+    if req["agents"] == "drain":
+        return {"event": "agents", "messages": json.loads(plugin.drain())}
+    if req["agents"] == "hosts":
+        return {"event": "agents", "hosts": json.loads(plugin.executorHosts(sc._jsc.sc()))}
+    plugin.command(json.dumps(req["cmd"]))
+    return {"event": "agents", "messages": []}
 
 
 def _jvm_death(sc) -> str | None:

@@ -17,36 +17,27 @@ from . import procfs
 SECTOR = procfs.SECTOR
 
 
-class Sampler:
-    def __init__(self, devices: list[str], interval_s: float = 1.0):
+class Series:
+    """Compact columns of one host's samples, from consecutive snapshots of its counters. A snapshot is
+    (epoch s, {device: diskstats fields}, cpu fields, {interface: (rx, tx)}, (engine read, write bytes));
+    this machine's sampler and the node agents (sampling/nodes.py) both feed it."""
+
+    def __init__(self, devices, interval_s: float):
         self.devices = sorted(set(devices))
         self.interval_s = interval_s
+        self.start_ms: int | None = None
         self.t_ms: list[int] = []  # epoch ms at the end of each interval
         self.tags: list[str] = []  # "job" or "writeback"
         self.dev = {d: {k: [] for k in ("rd_bytes", "wr_bytes", "rd_ios", "wr_ios", "rd_merges", "wr_merges", "io_ms", "in_flight")} for d in self.devices}
         self.cpu = {k: [] for k in ("user", "system", "iowait", "idle", "other")}
         self.net = {"rx_bytes": [], "tx_bytes": []}
         self.engine_io = {"read_bytes": [], "write_bytes": []}
-        self._stop = threading.Event()
-        self._thread = None
-        self._proc_last: dict[int, tuple[int, int]] = {}
-        self.cpu_time_s = 0.0  # the sampler's own CPU time (for the overhead benchmark)
 
-    # -- one sample -----------------------------------------------------------
-    def _read(self):
-        return (time.time(), procfs.diskstats(set(self.devices)), procfs.cpu_times(), procfs.net_bytes(), self._engine_io())
-
-    def _engine_io(self) -> tuple[int, int]:
-        """Cumulative storage-layer bytes of the engine processes; processes that ended keep their last count."""
-        for pid in procfs.descendants(os.getpid()):
-            io = procfs.process_io(pid)
-            if io is not None:
-                self._proc_last[pid] = io
-        return sum(v[0] for v in self._proc_last.values()), sum(v[1] for v in self._proc_last.values())
-
-    def _record(self, prev, cur, tag: str) -> None:
+    def add(self, prev, cur, tag: str) -> None:
         t0, d0, c0, n0, e0 = prev
         t1, d1, c1, n1, e1 = cur
+        if self.start_ms is None:
+            self.start_ms = int(t0 * 1000)
         self.t_ms.append(int(t1 * 1000))
         self.tags.append(tag)
         for dev in self.devices:
@@ -79,16 +70,44 @@ class Sampler:
         self.engine_io["read_bytes"].append(max(0, e1[0] - e0[0]))
         self.engine_io["write_bytes"].append(max(0, e1[1] - e0[1]))
 
+    def to_dict(self) -> dict:
+        return {"interval_s": self.interval_s, "start_ms": self.start_ms, "t_ms": self.t_ms,
+                "tags": self.tags, "devices": self.dev, "cpu": self.cpu, "net": self.net, "engine_io": self.engine_io}
+
+
+class Sampler:
+    """This machine, sampled in a thread of tierbench's own process (local mode, and the launcher host)."""
+
+    def __init__(self, devices: list[str], interval_s: float = 1.0):
+        self.series = Series(devices, interval_s)
+        self.devices, self.interval_s = self.series.devices, interval_s
+        self._stop = threading.Event()
+        self._thread = None
+        self._proc_last: dict[int, tuple[int, int]] = {}
+        self.cpu_time_s = 0.0  # the sampler's own CPU time (for the overhead benchmark)
+
+    # -- one sample -----------------------------------------------------------
+    def _read(self):
+        return (time.time(), procfs.diskstats(set(self.devices)), procfs.cpu_times(), procfs.net_bytes(), self._engine_io())
+
+    def _engine_io(self) -> tuple[int, int]:
+        """Cumulative storage-layer bytes of the engine processes; processes that ended keep their last count."""
+        for pid in procfs.descendants(os.getpid()):
+            io = procfs.process_io(pid)
+            if io is not None:
+                self._proc_last[pid] = io
+        return sum(v[0] for v in self._proc_last.values()), sum(v[1] for v in self._proc_last.values())
+
     # -- lifecycle ----------------------------------------------------------------
     def _loop(self) -> None:
         c0 = time.thread_time()
         prev = self._read()
-        self._start_ms = int(prev[0] * 1000)
+        self.series.start_ms = int(prev[0] * 1000)
         self.cpu_time_s += time.thread_time() - c0
         while not self._stop.wait(self.interval_s):
             c0 = time.thread_time()
             cur = self._read()
-            self._record(prev, cur, "job")
+            self.series.add(prev, cur, "job")
             prev = cur
             self.cpu_time_s += time.thread_time() - c0
         self._last = prev
@@ -102,13 +121,12 @@ class Sampler:
         self._stop.set()
         self._thread.join()
         cur = self._read()
-        self._record(self._last, cur, "job")
+        self.series.add(self._last, cur, "job")
         if writeback:
             os.sync()  # what the job left dirty in the page cache reaches the devices now
             after = self._read()
-            self._record(cur, after, "writeback")
+            self.series.add(cur, after, "writeback")
         return self.to_dict()
 
     def to_dict(self) -> dict:
-        return {"interval_s": self.interval_s, "start_ms": getattr(self, "_start_ms", None), "t_ms": self.t_ms,
-                "tags": self.tags, "devices": self.dev, "cpu": self.cpu, "net": self.net, "engine_io": self.engine_io}
+        return self.series.to_dict()

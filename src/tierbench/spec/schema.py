@@ -18,6 +18,7 @@ from ..storage.emulation import parse_emulated
 from ..storage.types import StorageConfig, check_dirs, parse_data, positive_int, storage_type, unknown_fields
 from ..units import parse_size
 from ..workloads import WORKLOADS
+from .cluster import check_intermediate_applies
 from .cost import CostSpec, parse_cost
 from .knobs import ENGINE_KNOBS, engine_knob_conf, swept, token
 
@@ -29,12 +30,13 @@ HADOOP_MODES = ("local", "yarn")
 DROP_CACHES = ("auto", "always", "never")
 DURABILITY = ("durable", "engine")  # durable: every write on the device before its task ends; engine: as the engine does it
 TOP_KEYS = ("name", "description", "repeats", "baseline", "drop_caches", "durability", "keep_data", "engine", "engines", "storage",
-            "workloads", "cost", "sampling", "probe")
+            "workloads", "cost", "sampling", "probe", "cluster")
+CLUSTER_KEYS = ("nodes", "ssh_config", "processes")
 SAMPLING_KEYS = ("enabled", "interval_s")
 PROBE_KEYS = ("enabled", "size", "runtime_s")
 SPARK_KEYS = ("kind", "master", "driver_memory", "executor_memory", "conf", *ENGINE_KNOBS)
 HADOOP_KEYS = ("kind", "mode", "hadoop_conf_dir", "conf", *ENGINE_KNOBS)
-STORAGE_KEYS = ("description", "data", "intermediate", "cost")
+STORAGE_KEYS = ("description", "data", "intermediate", "cost", "setup", "teardown")
 INTERMEDIATE_KEYS = ("dirs", "split")
 
 
@@ -91,6 +93,9 @@ class Spec:
     probe_runtime_s: int = 5  # seconds of the random-read test
     sweeps: tuple = ()  # {"level", "base", "knob", "members": [{"name", "value"}]}: knobs given as lists
     durability: str = "durable"  # "durable": writes synced inside the run's time; "engine": the engine's own (DURABILITY)
+    # [cluster]: hosts observed by an agent over ssh (YARN's nodes, DataNodes, storage servers): {"nodes": [...],
+    # "ssh_config": path or None, "processes": a command-line substring whose processes' IO is summed, or None}
+    cluster: dict = field(default_factory=dict)
 
     def config(self, name: str) -> StorageConfig:
         return next(c for c in self.storage if c.name == name)
@@ -114,8 +119,13 @@ class Spec:
         for c in d["storage"]:
             if not c.get("emulated"):
                 c.pop("emulated", None)  # (as fingerprinted before devices could be emulated)
+            for command in ("setup", "teardown"):
+                if not c.get(command):
+                    c.pop(command, None)  # (as fingerprinted before configurations had commands)
         if d.get("durability") == "engine":
             d.pop("durability")  # studies recorded before the setting existed ran with the engine's semantics
+        if not d.get("cluster"):
+            d.pop("cluster", None)  # (as fingerprinted before nodes could be observed)
         for analysis_only in ("description", "source", "cost", "sampling", "sampling_interval_s", "probe", "probe_size", "probe_runtime_s"):
             d.pop(analysis_only, None)
         return hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()[:16]
@@ -174,7 +184,7 @@ def parse_spec(raw: dict, source: str = "<spec>", base_dir: Path | None = None) 
     if not isinstance(storage_raw, dict) or not storage_raw:
         raise SpecError(src, "storage", "at least one storage configuration is needed, e.g. [storage.ssd] data = [\"/ssd/tb\"]")
     storage_raw = _expand_storage_sweeps(src, storage_raw, sweeps)
-    storage = []
+    storage, named_intermediate = [], set()
     for cname, c in storage_raw.items():
         where = f"storage.{cname}"
         if not NAME_RE.match(cname):
@@ -211,7 +221,12 @@ def parse_spec(raw: dict, source: str = "<spec>", base_dir: Path | None = None) 
             inter = inter["dirs"]
         inter_dirs = check_dirs(src, f"{where}.intermediate", inter, base_dir)
         desc = c.get("description", "")
-        storage.append(StorageConfig(cname, data, inter_dirs, split, str(desc), data_type, replication, store_conf, emulated))
+        setup, teardown = (_shell_command(src, f"{where}.{key}", c.get(key, "")) for key in ("setup", "teardown"))
+        if "intermediate" in c:
+            named_intermediate.add(cname)
+        storage.append(StorageConfig(cname, data, inter_dirs, split, str(desc), data_type, replication, store_conf, emulated,
+                                     setup, teardown))
+    check_intermediate_applies(src, engines, storage, named_intermediate)
 
     variant_names = [f"{c.name}@{e.name}" if len(engines) > 1 else c.name for c in storage for e in engines]
     baseline = raw.get("baseline", variant_names[0])
@@ -284,7 +299,43 @@ def parse_spec(raw: dict, source: str = "<spec>", base_dir: Path | None = None) 
                         f"x {len(workloads)} workloads), more than {MAX_RUNS:,}: fewer repeats, sweep values or workloads")
     return Spec(name, src, repeats, engines, tuple(storage), tuple(workloads), baseline, drop, keep,
                 str(raw.get("description", "")), cost, enabled, float(interval), bool(probe.get("enabled", True)),
-                probe_size, probe_rt, tuple(sweeps), durability)
+                probe_size, probe_rt, tuple(sweeps), durability, parse_cluster(src, raw.get("cluster"), base_dir))
+
+
+def parse_cluster(src, raw, base_dir: Path) -> dict:
+    """[cluster]: the hosts tierbench observes over ssh, with the user's own ssh config and keys."""
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        raise SpecError(src, "cluster", f"expected a table, e.g. [cluster] nodes = [\"dn1\", \"dn2\"], got {raw!r}")
+    unknown_fields(src, "cluster.", raw, CLUSTER_KEYS)
+    nodes = raw.get("nodes", [])
+    if not isinstance(nodes, list) or not all(isinstance(n, str) and re.match(r"^[A-Za-z0-9_.@:\[\]-]+$", n) for n in nodes):
+        raise SpecError(src, "cluster.nodes", f"expected a list of ssh host names (as in your ssh config: \"dn1\", "
+                        f"\"user@10.0.0.5\"), got {nodes!r}")
+    if len(set(nodes)) != len(nodes):
+        raise SpecError(src, "cluster.nodes", "a node is named twice")
+    ssh_config = raw.get("ssh_config")
+    if ssh_config is not None:
+        if not isinstance(ssh_config, str):
+            raise SpecError(src, "cluster.ssh_config", f"expected a path to an ssh config file, got {ssh_config!r}")
+        path = Path(ssh_config).expanduser()
+        path = path if path.is_absolute() else base_dir / path
+        if not path.is_file():
+            raise SpecError(src, "cluster.ssh_config", f"{path}: no such file (leave it out to use ~/.ssh/config)")
+        ssh_config = str(path)
+    processes = raw.get("processes")
+    if processes is not None and (not isinstance(processes, str) or not processes.strip()):
+        raise SpecError(src, "cluster.processes", f"expected a command-line substring such as \"DataNode\", got {processes!r}")
+    return {"nodes": list(nodes), "ssh_config": ssh_config, "processes": processes} if nodes else {}
+
+
+def _shell_command(src, where, value) -> str:
+    """storage.NAME.setup / teardown: one shell command line (sh -c), e.g. your Ansible playbook's."""
+    if not isinstance(value, str) or "\0" in value or "\n" in value.strip():
+        raise SpecError(src, where, f"expected one shell command line (run with sh -c), e.g. \"ansible-playbook "
+                        f"local-dirs.yml -e dirs=$TIERBENCH_INTERMEDIATE\", got {value!r}")
+    return value.strip()
 
 
 def _workload_params(src, where, wl, w: dict, engines, config_names) -> dict:

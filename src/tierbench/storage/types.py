@@ -348,6 +348,8 @@ class StorageConfig:
     replication: int | None = None  # hdfs: dfs.replication for what the jobs write
     store_conf: dict = field(default_factory=dict)  # s3: the fs.s3a.* settings (never credentials)
     emulated: dict = field(default_factory=dict)  # role ("data", "intermediate") -> [{"device", "profile", "size"}]
+    setup: str = ""  # a shell command run before each block of this configuration's runs (the user's cluster script)
+    teardown: str = ""  # and after it
 
     @property
     def type(self) -> StorageType:

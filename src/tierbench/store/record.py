@@ -7,7 +7,7 @@ readable; each version's change is in FORMAT_HISTORY.
 
 from dataclasses import asdict, dataclass, field, fields
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 FORMAT_HISTORY = {
     1: "first version (tierbench 0.1.0)",
     2: "`io`: MB the run moved per data class (input read, intermediate written, output written), from the "
@@ -15,6 +15,10 @@ FORMAT_HISTORY = {
     3: "`durability`: \"durable\" (the jobs' writes synced before their tasks ended) or \"engine\" (the engine's own "
        "semantics), and `sync_gaps`: what durable mode could not sync on this engine and storage; records of "
        "earlier versions ran with the engine's semantics and get \"engine\" on read",
+    4: "`nodes`: on a cluster, each observed node's facts (agent, cores, RAM, the devices of the data, intermediate "
+       "and shuffle dirs as that node sees them) and its own series in the `samples` format, from the node agents; "
+       "`details.nodes_unobserved` and `details.nodes_page_cache_dropped`; stages carry bytes per host. Earlier "
+       "records observed only the launcher host and have no `nodes`",
 }
 
 
@@ -51,16 +55,19 @@ class RunRecord:
     sync_gaps: list = field(default_factory=list)  # durable mode: writes the engine could not sync on this storage
     engine_version: str | None = None
     engine_conf: dict = field(default_factory=dict)  # secrets redacted
-    samples: dict | None = None  # the sampler's series; absent when the run was not sampled
+    samples: dict | None = None  # the sampler's series (the launcher host); absent when the run was not sampled
+    nodes: dict | None = None  # host -> facts and series from the node agents (a cluster); absent otherwise
 
     def to_dict(self) -> dict:
         d = asdict(self)
-        if d["samples"] is None:
-            d.pop("samples")
+        for optional in OPTIONAL_FIELDS:
+            if d[optional] is None:
+                d.pop(optional)
         return d
 
 
-RECORD_FIELDS = tuple(f.name for f in fields(RunRecord) if f.name != "samples")  # samples: only when sampled
+OPTIONAL_FIELDS = ("samples", "nodes")  # only when sampled / observed on a cluster
+RECORD_FIELDS = tuple(f.name for f in fields(RunRecord) if f.name not in OPTIONAL_FIELDS)
 
 
 def io_of(workload: str, metrics: dict) -> dict:

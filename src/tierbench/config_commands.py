@@ -1,0 +1,95 @@
+"""storage.NAME.setup / teardown: the user's own commands around each block of a configuration's runs.
+
+On a cluster whose manager owns the executors' local dirs (YARN's yarn.nodemanager.local-dirs, a Worker's
+SPARK_LOCAL_DIRS), only the user's own tooling (an Ansible playbook, the cluster manager's API) can point them
+at a configuration's intermediate dirs. The plan interleaves configurations (repeats outermost), so a
+configuration's runs come in blocks of consecutive runs: before each block tierbench runs its `setup`, after
+it its `teardown` (each with `sh -c`, in the spec file's directory, with TIERBENCH_CONFIG, TIERBENCH_STUDY,
+TIERBENCH_INTERMEDIATE and the rest in the environment). The engine's application is stopped first, so that
+none runs on a cluster being changed under it. A failed setup fails its block's runs with the command's last
+stderr line as the cause (the study goes on); what ran is in each run's details.setup and in study.json.
+"""
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from .lifecycle import now
+
+STUDY_KEY = "config_commands"  # study.json: every setup and teardown that ran, in order
+
+
+def _last_line(text: str) -> str:
+    return next((line.strip() for line in reversed(text.splitlines()) if line.strip()), "")
+
+
+class ConfigBlocks:
+    """Tracks the block (of one variant: a configuration on one engine) being run, and runs its commands."""
+
+    def __init__(self, runner):  # runner: the StudyRunner (spec, layout, results)
+        self.runner = runner
+        self.variant: str | None = None  # the variant whose block is open
+        self.setup: dict | None = None  # what its setup did
+
+    def enter(self, planned, engines: dict) -> dict | None:
+        """Before a run: at the start of a block, the previous block's teardown and this one's setup.
+        Returns what this block's setup did (None without a setup)."""
+        if planned.variant == self.variant:
+            return self.setup
+        self.leave(engines)
+        self.variant = planned.variant
+        config = self.runner.spec.config(planned.config)
+        if config.setup:
+            _close(engines)  # the last configuration's application must not run on what the setup changes
+            self.setup = self._run("setup", config, planned.variant)
+        return self.setup
+
+    def leave(self, engines: dict) -> None:
+        """After the block's last run (or when the study stops): its teardown."""
+        if self.variant is None:
+            return
+        variant = self.runner.spec.variant(self.variant)
+        config = self.runner.spec.config(variant.config)
+        self.variant, self.setup = None, None
+        if config.teardown:
+            _close(engines)
+            entry = self._run("teardown", config, variant.name)
+            if entry["exit_code"] != 0:
+                print(f"tierbench: warning: storage.{config.name}.{entry['cause']} (see {entry['log']})", file=sys.stderr, flush=True)
+
+    def _run(self, kind: str, config, variant: str) -> dict:
+        spec, layout, results = self.runner.spec, self.runner.layout, self.runner.results
+        dirs = layout.intermediate_dirs(config, variant)
+        for d in dirs:  # (inside tierbench's roots: what the command points the cluster at exists here at least)
+            d.mkdir(parents=True, exist_ok=True)
+        engine = spec.variant(variant).engine
+        env = os.environ | {"TIERBENCH_STUDY": spec.name, "TIERBENCH_CONFIG": config.name, "TIERBENCH_VARIANT": variant,
+                            "TIERBENCH_ENGINE": engine, "TIERBENCH_INTERMEDIATE": ",".join(str(d) for d in dirs)}
+        source = Path(spec.source)
+        cwd = source.resolve().parent if source.is_file() else Path.cwd()
+        ran = results.study().get(STUDY_KEY, [])
+        log = results.path / "logs" / "commands" / f"{len(ran) + 1:03d}-{kind}-{variant.replace('@', '__')}.log"
+        log.parent.mkdir(parents=True, exist_ok=True)
+        command = getattr(config, kind)
+        started, t0 = now(), time.monotonic()
+        try:
+            proc = subprocess.run(["sh", "-c", command], cwd=cwd, env=env, capture_output=True, text=True,
+                                  stdin=subprocess.DEVNULL)
+            code, out, err = proc.returncode, proc.stdout, proc.stderr
+        except OSError as e:
+            code, out, err = 127, "", f"could not run sh: {e}"
+        entry = {"kind": kind, "config": config.name, "variant": variant, "command": command, "exit_code": code,
+                 "seconds": round(time.monotonic() - t0, 3), "started_at": started,
+                 "log": os.path.relpath(log, results.path)}
+        log.write_text(f"# {kind} of {variant}: sh -c {command!r}\n# exit {code}\n# stdout\n{out}# stderr\n{err}")
+        if code != 0:
+            entry["cause"] = f"{kind} failed (exit {code}): {_last_line(err) or _last_line(out) or 'no output'}"
+        results.update_study(**{STUDY_KEY: [*ran, entry]})
+        return entry
+
+
+def _close(engines: dict) -> None:
+    for e in engines.values():
+        e.close()

@@ -1,0 +1,54 @@
+"""Whether a storage configuration's intermediate dirs reach the engine's shuffle and spill, and what puts them there.
+
+Who gives the executors (or map tasks) their local dirs:
+  spark, local[N] or local-cluster     spark.local.dir (the driver's JVM, or its in-process Workers, read it)
+  spark on `tierbench services up`     the Workers, restarted for each configuration with SPARK_LOCAL_DIRS = its dirs
+  spark on k8s://                      hostPath volumes named spark-local-dir-N (Spark's per-application local dirs)
+  hadoop, mode = "local"               mapreduce.cluster.local.dir
+  spark on yarn or another spark://,   the cluster manager (yarn.nodemanager.local-dirs, a Worker's SPARK_LOCAL_DIRS),
+  hadoop on yarn                       which only the user's own `setup` command can point at them
+Every run records the answer as storage.intermediate_applied, and a spec that names intermediate dirs where
+nothing would apply them is refused before anything runs: two such configurations would be the same set-up.
+"""
+
+from ..errors import SpecError
+from ..toolchain import embedded_spark_dir
+
+NOT_APPLIED = "none"  # `intermediate` not named on a cluster: the cluster manager's own local dirs were used
+
+
+def intermediate_applied(engine, config) -> str:
+    """What applied the configuration's intermediate dirs on this engine (a spec.EngineSpec), or NOT_APPLIED."""
+    if engine.kind == "hadoop":
+        if engine.mode == "local":
+            return "mapreduce.cluster.local.dir"
+    elif engine.master.startswith("local"):
+        return "spark.local.dir"
+    elif engine.master.startswith("k8s://"):
+        return "k8s volumes"
+    elif engine.master.startswith("spark://") and embedded_spark_dir(engine.master) is not None:
+        return "worker restart"
+    return "setup command" if config.setup else NOT_APPLIED
+
+
+def _owner_of_local_dirs(engine) -> str:
+    if engine.kind == "hadoop":
+        return ("on the hadoop engine in mode \"yarn\" map outputs go to the NodeManagers' local dirs "
+                "(yarn.nodemanager.local-dirs)")
+    if engine.master == "yarn":
+        return "on master \"yarn\" executors get the NodeManagers' local dirs (yarn.nodemanager.local-dirs)"
+    return (f"on master \"{engine.master}\" (not a `tierbench services up spark` cluster) executors use their Worker's "
+            "local dirs (SPARK_LOCAL_DIRS)")
+
+
+def check_intermediate_applies(src: str, engines, configs, named: set[str]) -> None:
+    """Refuse a configuration that names intermediate dirs (`named`) which its engines' cluster managers would ignore."""
+    for c in configs:
+        if c.name not in named:
+            continue
+        for e in engines:
+            if intermediate_applied(e, c) == NOT_APPLIED:
+                raise SpecError(src, f"storage.{c.name}.intermediate",
+                                f"{_owner_of_local_dirs(e)}, so tierbench cannot apply these dirs: give storage.{c.name}.setup "
+                                "a command that points the cluster's local dirs at them (and teardown to undo it), "
+                                "or leave intermediate out")

@@ -1,0 +1,198 @@
+"""The ssh node agent against Debian's real sshd on 127.0.0.1: two "nodes" (ssh aliases of this machine) send
+facts and samples, answer drop and sync, a fsync'd write shows up in their series, a node that cannot be
+reached fails start() in one line, and stop() leaves nothing running."""
+
+import ast
+import os
+import shutil
+import socket
+import subprocess
+import time
+
+import pytest
+
+from tierbench.errors import UserError
+from tierbench.sampling.devices import device_of
+from tierbench.sampling.nodes import NodeLog, wait_for
+from tierbench.sampling.ssh_agent import MARKER, SshAgents, agent_source
+
+pytestmark = pytest.mark.e2e
+
+NODES = ["node-a", "node-b"]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def ssh_config(tmp_path_factory):
+    """An sshd on a free port, root's login by a key made here, and an ssh config naming node-a and node-b
+    (both this machine) and node-closed (a port nothing listens on)."""
+    if not (shutil.which("ssh") and os.path.exists("/usr/sbin/sshd")):
+        pytest.fail("ssh/sshd not installed: run ./setup.sh --test (installs openssh-client and openssh-server)")
+    if os.geteuid() != 0:
+        pytest.skip("logs in as root over ssh (sshd's own test setup needs root)")
+    d = tmp_path_factory.mktemp("sshd")
+    for key in ("host_key", "client_key"):
+        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(d / key)], check=True)
+    (d / "authorized_keys").write_text((d / "client_key.pub").read_text())
+    port = _free_port()
+    (d / "sshd_config").write_text(f"""Port {port}
+ListenAddress 127.0.0.1
+HostKey {d}/host_key
+AuthorizedKeysFile {d}/authorized_keys
+StrictModes no
+PermitRootLogin prohibit-password
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+UsePAM no
+PidFile {d}/sshd.pid
+""")
+    os.makedirs("/run/sshd", exist_ok=True)  # sshd's privilege separation directory
+    sshd = subprocess.Popen(["/usr/sbin/sshd", "-D", "-e", "-f", str(d / "sshd_config")],
+                            stdout=subprocess.DEVNULL, stderr=open(d / "sshd.log", "w"))
+    cfg = d / "ssh_config"
+    cfg.write_text(f"""Host node-closed
+  Port {_free_port()}
+Host node-a node-b node-closed
+  HostName 127.0.0.1
+  Port {port}
+  User root
+  IdentityFile {d}/client_key
+  IdentitiesOnly yes
+  UserKnownHostsFile /dev/null
+  StrictHostKeyChecking no
+  LogLevel ERROR
+""")  # (ssh takes the first value it finds for an option: node-closed's Port comes first)
+    try:
+        deadline = time.time() + 10
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                assert sshd.poll() is None and time.time() < deadline, (d / "sshd.log").read_text()
+                time.sleep(0.1)
+        yield str(cfg)
+    finally:
+        sshd.kill()
+        sshd.wait()
+
+
+def _agent_processes() -> list[tuple[int, str]]:
+    """ssh clients and agents of ours still running (a scan of /proc, no psutil)."""
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                cmd = f.read().replace(b"\0", b" ").decode(errors="replace")
+        except OSError:
+            continue
+        if MARKER in cmd and int(pid) != os.getpid():
+            found.append((int(pid), cmd))
+    return found
+
+
+def _no_agents_left(timeout_s: float = 5.0) -> list[tuple[int, str]]:
+    deadline = time.time() + timeout_s
+    while _agent_processes() and time.time() < deadline:
+        time.sleep(0.1)
+    return _agent_processes()
+
+
+@pytest.fixture
+def agents(ssh_config, tmp_path):
+    a = SshAgents(NODES, [str(tmp_path)], interval_s=0.5, ssh_config=ssh_config, match="pytest")
+    a.start()
+    log = NodeLog()
+    yield a, log
+    a.stop()
+
+
+def test_the_agent_source_is_python_3_7():
+    ast.parse(agent_source(), feature_version=(3, 7))
+
+
+def test_both_nodes_send_their_facts_and_samples(agents, tmp_path):
+    a, log = agents
+    log.add_all(a.messages())
+    assert sorted(log.facts) == NODES and set(log.agents.values()) == {"ssh"}
+    for node in NODES:
+        f = log.facts[node]
+        assert f["cores"] == os.cpu_count() and f["mem_bytes"] > 0 and f["kernel"] == os.uname().release
+        d = f["dirs"][str(tmp_path)]
+        assert d["device"] == device_of(str(tmp_path)) and d["mount_point"] and d["fs_type"] and d["options"]
+    time.sleep(2.6)
+    log.add_all(a.messages())
+    for node in NODES:
+        ts = [m["t"] for m in log.samples[node]]
+        assert 5 <= len(ts) <= 8, ts  # every 0.5 s for ~2.6 s, plus the one at start
+        gaps = [y - x for x, y in zip(ts, ts[1:])]
+        assert 0.4 < sum(gaps) / len(gaps) < 0.65 and max(gaps) < 1.5, gaps  # (a loaded machine may delay one)
+        assert isinstance(log.samples[node][-1]["io"], list)  # --match pytest: this test's own process
+    assert a.dead() == []
+
+
+def test_drop_sync_and_a_write_in_the_series(agents, tmp_path):
+    a, log = agents
+    dev = device_of(str(tmp_path))
+    assert dev, "the test's tmp dir is on no block device"
+    a.command({"cmd": "drop", "token": 41})
+    assert wait_for(lambda: log.add_all(a.messages()), lambda: len(log.dropped.get(41, {})) == 2, 20)
+    assert all(m["ok"] and m["error"] is None for m in log.dropped[41].values()), log.dropped[41]
+
+    time.sleep(0.6)  # a sample before t_start on each node
+    t_start = time.time()
+    size = 32 << 20
+    with open(tmp_path / "blob", "wb") as f:
+        f.write(os.urandom(size))
+        f.flush()
+        os.fsync(f.fileno())
+    t_end = time.time()
+    a.command({"cmd": "sync"})
+    synced = lambda: all(any(m.get("synced") and m["t"] >= t_end for m in log.samples.get(n, [])) for n in NODES)
+    assert wait_for(lambda: log.add_all(a.messages()), synced, 10)
+    for node in NODES:
+        s = log.series(node, [dev], 0.5, t_start, t_end)
+        assert s is not None, node
+        assert sum(s["devices"][dev]["wr_bytes"]) >= 0.9 * size, (node, s["devices"][dev]["wr_bytes"])
+
+
+def test_an_unreachable_node_fails_start_in_one_line(ssh_config, tmp_path):
+    t0 = time.time()
+    with pytest.raises(UserError) as e:
+        SshAgents(["node-a", "node-closed"], [str(tmp_path)], ssh_config=ssh_config).start()
+    msg = str(e.value)
+    assert time.time() - t0 < 15
+    assert "\n" not in msg and msg.startswith("node node-closed: ssh failed: ") and "Connection refused" in msg, msg
+    assert _no_agents_left() == []  # node-a's agent was stopped too
+
+    with pytest.raises(UserError, match=r"^node no-such-node\.invalid: ssh failed: .*resolve hostname"):
+        SshAgents(["no-such-node.invalid"], [str(tmp_path)], ssh_config=ssh_config).start()
+    assert time.time() - t0 < 30
+
+
+def test_a_node_whose_agent_dies_is_reported_not_waited_for(agents):
+    a, log = agents
+    victim = next(pid for pid, cmd in _agent_processes() if "--host node-b" in cmd and not cmd.startswith("ssh "))
+    os.kill(victim, 9)
+    t0 = time.time()
+    assert wait_for(lambda: None, lambda: a.dead(), 10)
+    assert time.time() - t0 < 3
+    (node, reason), = a.dead()
+    assert node == "node-b" and reason.startswith("agent or connection ended"), reason
+    a.command({"cmd": "sync"})  # to the living one only; no exception for the dead
+    assert wait_for(lambda: log.add_all(a.messages()), lambda: any(m.get("synced") for m in log.samples.get("node-a", [])), 5)
+
+
+def test_stop_leaves_no_ssh_or_agent_behind(ssh_config, tmp_path):
+    a = SshAgents(NODES, [str(tmp_path)], interval_s=0.5, ssh_config=ssh_config)
+    a.start()
+    assert len(_agent_processes()) >= 4  # an ssh and an agent per node
+    t0 = time.time()
+    a.stop()
+    assert time.time() - t0 < 6
+    assert _no_agents_left() == []
