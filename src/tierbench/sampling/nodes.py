@@ -22,7 +22,8 @@ agent sees it: its hostname, or its bind address when several "nodes" share one 
 
 Commands to agents (tierbench -> agent), JSON objects:
   {"cmd": "drop", "token": int}   sync, then drop the page cache (root); answer with "dropped"
-  {"cmd": "sync"}                 sync, then send a sample at once, marked "synced"
+  {"cmd": "sync"}                 send a sample at once (the job's end), sync, then another, marked "synced"
+                                  (the interval between them is the run's "writeback after the job")
   {"cmd": "stop"}                 end the agent
 """
 
@@ -107,7 +108,7 @@ class NodeLog:
         prev = snapshot(chosen[0], devices)
         for m in chosen[1:]:
             cur = snapshot(m, devices)
-            s.add(prev, cur, "writeback" if m["t"] > t_end else "job")
+            s.add(prev, cur, "writeback" if m.get("synced") else "job")
             prev = cur
         return s.to_dict()
 

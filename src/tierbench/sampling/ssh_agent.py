@@ -122,7 +122,8 @@ def _serve(a):
             if what == "drop":
                 ok, err = _drop()
                 _send({"kind": "dropped", "host": a.host, "token": int(cmd.get("token", 0)), "ok": ok, "error": err})
-            elif what == "sync":
+            elif what == "sync":  # the job's end as this node sees it, then what the sync flushed
+                _send(_sample(a.host, a.match))
                 os.sync()
                 _send(_sample(a.host, a.match, synced=True))
 

@@ -19,6 +19,8 @@ import org.apache.spark.scheduler.StageInfo;
  */
 final class StageRecorder extends SparkListener {
   private final Map<Integer, long[]> bytes = new ConcurrentHashMap<>();
+  // the same per executor host: per-node shuffle bytes and skew on a cluster
+  private final Map<Integer, Map<String, long[]>> byHost = new ConcurrentHashMap<>();
   private final List<StageInfo> completed = new ArrayList<>();
 
   @Override
@@ -27,7 +29,12 @@ final class StageRecorder extends SparkListener {
     if (m == null) {
       return;
     }
-    long[] b = bytes.computeIfAbsent(end.stageId(), k -> new long[6]);
+    add(bytes.computeIfAbsent(end.stageId(), k -> new long[7]), m);
+    String host = end.taskInfo() == null ? "?" : end.taskInfo().host();
+    add(byHost.computeIfAbsent(end.stageId(), k -> new ConcurrentHashMap<>()).computeIfAbsent(host, k -> new long[7]), m);
+  }
+
+  private static void add(long[] b, TaskMetrics m) {
     synchronized (b) {
       b[0] += m.inputMetrics().bytesRead();
       b[1] += m.outputMetrics().bytesWritten();
@@ -35,7 +42,17 @@ final class StageRecorder extends SparkListener {
       b[3] += m.shuffleWriteMetrics().bytesWritten();
       b[4] += m.diskBytesSpilled();
       b[5] += m.memoryBytesSpilled();
+      b[6] += 1; // tasks
     }
+  }
+
+  private static void put(ObjectNode n, long[] b) {
+    n.put("input_bytes", b[0]);
+    n.put("output_bytes", b[1]);
+    n.put("shuffle_read_bytes", b[2]);
+    n.put("shuffle_write_bytes", b[3]);
+    n.put("disk_spill_bytes", b[4]);
+    n.put("memory_spill_bytes", b[5]);
   }
 
   @Override
@@ -51,13 +68,13 @@ final class StageRecorder extends SparkListener {
       n.put("tasks", s.numTasks());
       n.put("submitted_ms", s.submissionTime().isDefined() ? (Long) s.submissionTime().get() : 0L);
       n.put("completed_ms", s.completionTime().isDefined() ? (Long) s.completionTime().get() : 0L);
-      long[] b = bytes.getOrDefault(s.stageId(), new long[6]);
-      n.put("input_bytes", b[0]);
-      n.put("output_bytes", b[1]);
-      n.put("shuffle_read_bytes", b[2]);
-      n.put("shuffle_write_bytes", b[3]);
-      n.put("disk_spill_bytes", b[4]);
-      n.put("memory_spill_bytes", b[5]);
+      put(n, bytes.getOrDefault(s.stageId(), new long[7]));
+      ObjectNode hosts = n.putObject("hosts");
+      for (Map.Entry<String, long[]> h : byHost.getOrDefault(s.stageId(), Map.of()).entrySet()) {
+        ObjectNode hn = hosts.putObject(h.getKey());
+        put(hn, h.getValue());
+        hn.put("tasks", h.getValue()[6]);
+      }
     }
   }
 }
