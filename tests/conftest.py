@@ -1,4 +1,5 @@
 import os
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -117,3 +118,34 @@ def hdfs_service(tmp_path_factory, name: str, datanodes: int):
     yield d, json.loads((d / "svc" / "service.json").read_text())["uri"], up
     down = tierbench("services", "down", "hdfs", "--dir", d / "svc", timeout=120)
     assert down.returncode == 0 and "stopped" in down.stdout
+
+
+LOOP_SIZE_MB = 400
+
+
+@pytest.fixture
+def two_loop_devices(tmp_path):
+    if os.geteuid() != 0:
+        pytest.skip("needs root: loop devices and mount")
+    for tool in ("losetup", "mkfs.ext4", "mount"):
+        assert shutil.which(tool), f"{tool} missing"
+    made = []
+    try:
+        for name in ("data", "inter"):
+            img = tmp_path / f"{name}.img"
+            with open(img, "wb") as f:
+                f.truncate(LOOP_SIZE_MB << 20)
+            loop = subprocess.run(["losetup", "-f", "--show", str(img)], check=True, capture_output=True, text=True).stdout.strip()
+            made.append((loop, None))
+            subprocess.run(["mkfs.ext4", "-q", "-F", "-E", "lazy_itable_init=0,lazy_journal_init=0", loop], check=True, capture_output=True)
+            mnt = tmp_path / name
+            mnt.mkdir()
+            # sync: each write reaches the device when it is made, so the sampler sees it in its phase
+            subprocess.run(["mount", "-o", "sync", loop, str(mnt)], check=True)
+            made[-1] = (loop, mnt)
+        yield [(Path(loop).name, mnt) for loop, mnt in made]
+    finally:
+        for loop, mnt in reversed(made):
+            if mnt:
+                subprocess.run(["umount", str(mnt)], check=False)
+            subprocess.run(["losetup", "-d", loop], check=False)

@@ -4,8 +4,6 @@ and (as root) IO told apart on two loop devices."""
 import json
 import os
 import shutil
-import subprocess
-from pathlib import Path
 
 import pytest
 
@@ -86,37 +84,6 @@ name = "teragen"
     assert all(t["mb_s"] > 0 for t in entry["tests"].values())
     assert "seq write MB/s" in out.stdout and dev in out.stdout
     assert not (tmp_path / "d1" / "tierbench").exists()  # fio's files deleted with the root it made
-
-
-LOOP_SIZE_MB = 400
-
-
-@pytest.fixture
-def two_loop_devices(tmp_path):
-    if os.geteuid() != 0:
-        pytest.skip("needs root: loop devices and mount")
-    for tool in ("losetup", "mkfs.ext4", "mount"):
-        assert shutil.which(tool), f"{tool} missing"
-    made = []
-    try:
-        for name in ("data", "inter"):
-            img = tmp_path / f"{name}.img"
-            with open(img, "wb") as f:
-                f.truncate(LOOP_SIZE_MB << 20)
-            loop = subprocess.run(["losetup", "-f", "--show", str(img)], check=True, capture_output=True, text=True).stdout.strip()
-            made.append((loop, None))
-            subprocess.run(["mkfs.ext4", "-q", "-F", "-E", "lazy_itable_init=0,lazy_journal_init=0", loop], check=True, capture_output=True)
-            mnt = tmp_path / name
-            mnt.mkdir()
-            # sync: each write reaches the device when it is made, so the sampler sees it in its phase
-            subprocess.run(["mount", "-o", "sync", loop, str(mnt)], check=True)
-            made[-1] = (loop, mnt)
-        yield [(Path(loop).name, mnt) for loop, mnt in made]
-    finally:
-        for loop, mnt in reversed(made):
-            if mnt:
-                subprocess.run(["umount", str(mnt)], check=False)
-            subprocess.run(["losetup", "-d", loop], check=False)
 
 
 def test_io_is_attributed_to_the_data_and_the_intermediate_device(two_loop_devices, tmp_path, tb):

@@ -3,6 +3,7 @@ facts and samples, answer drop and sync, a fsync'd write shows up in their serie
 reached fails start() in one line, and stop() leaves nothing running."""
 
 import ast
+import json
 import os
 import shutil
 import socket
@@ -11,6 +12,7 @@ import time
 
 import pytest
 
+from conftest import one_error_line, write_spec
 from tierbench.errors import UserError
 from tierbench.sampling.devices import device_of
 from tierbench.sampling.nodes import NodeLog, wait_for
@@ -19,6 +21,7 @@ from tierbench.sampling.ssh_agent import MARKER, SshAgents, agent_source
 pytestmark = pytest.mark.e2e
 
 NODES = ["node-a", "node-b"]
+MB = 1 << 20
 
 
 def _free_port() -> int:
@@ -196,3 +199,43 @@ def test_stop_leaves_no_ssh_or_agent_behind(ssh_config, tmp_path):
     a.stop()
     assert time.time() - t0 < 6
     assert _no_agents_left() == []
+
+
+def test_a_study_observes_its_cluster_nodes_over_ssh(ssh_config, tmp_path, tb):
+    """[cluster] nodes in a spec: each run records both nodes' facts and series, both dropped their page cache, the
+    report lists them; a node that cannot be reached stops the study before its first run, in one line."""
+    spec = write_spec(tmp_path / "s.toml", f"""
+name = "ssh-nodes"
+repeats = 1
+[engine]
+master = "local[1]"
+driver_memory = "1g"
+[cluster]
+nodes = ["node-a", "node-b"]
+ssh_config = "{ssh_config}"
+[storage.one]
+data = ["{tmp_path}/data"]
+[[workloads]]
+name = "dfsio-write"
+files = 2
+file_size = "8MB"
+""")
+    out = tb("run", spec, "--out", tmp_path / "res", timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    rec = json.loads((tmp_path / "res" / "runs.jsonl").read_text().splitlines()[0])
+    assert rec["status"] == "ok" and set(rec["nodes"]) == {"node-a", "node-b"}
+    dev = device_of(str(tmp_path))
+    for host, node in rec["nodes"].items():
+        assert node["agent"] == "ssh" and node["devices"]["data"] == [dev]
+        written = sum(node["samples"]["devices"][dev]["wr_bytes"])
+        assert written >= 16 * MB * 0.9, (host, written)  # this machine is both nodes: each sees the 16 MB written
+    assert all(d["ok"] for d in rec["details"]["nodes_page_cache_dropped"].values())
+    report = (tmp_path / "res" / "report.md").read_text()
+    assert "2 node(s) observed" in report and "| node-a | ssh |" in report and "| node-b | ssh |" in report
+    assert not _no_agents_left()
+
+    bad = write_spec(tmp_path / "bad.toml", spec.read_text().replace('"node-b"', '"node-closed"').replace("ssh-nodes", "ssh-bad"))
+    out = tb("run", bad, "--out", tmp_path / "res-bad", timeout=120)
+    assert out.returncode != 0
+    one_error_line(out, "node-closed")
+    assert not (tmp_path / "res-bad" / "runs.jsonl").exists() or not (tmp_path / "res-bad" / "runs.jsonl").read_text()

@@ -76,6 +76,7 @@ class StudyRunner:
             raise UserError(f"{spec.source}: drop_caches: \"always\" needs root (writing {DROP_CACHES_FILE}); use \"auto\" or \"never\"")
         self._emulate()
         self.layout.check()
+        self.nodes.start_ssh()  # the spec's [cluster] nodes reachable, or one line before anything is written
         if self.results.exists():
             study = self.results.study()
             if not self.resume:

@@ -144,13 +144,18 @@ class ClusterObservation:
         self._app = None
         self.t_start = 0.0
 
-    def observers(self, engine) -> list:
+    def start_ssh(self) -> None:
+        """An agent on each of the spec's [cluster] nodes, over ssh (a UserError naming the node that fails)."""
         if self.cluster.get("nodes") and self.ssh is None:
             from .ssh_agent import SshAgents
 
-            self.ssh = SshAgents(self.cluster["nodes"], self.dirs, self.interval_s, self.cluster.get("ssh_config"),
-                                 self.cluster.get("processes"))
-            self.ssh.start()
+            ssh = SshAgents(self.cluster["nodes"], self.dirs, self.interval_s, self.cluster.get("ssh_config"),
+                            self.cluster.get("processes"))
+            ssh.start()
+            self.ssh = ssh
+
+    def observers(self, engine) -> list:
+        self.start_ssh()
         return [o for o in (getattr(engine, "node_agents", None), self.ssh) if o is not None]
 
     def poll(self, observers) -> None:
