@@ -290,7 +290,7 @@ def test_embedded_standalone_workers_use_each_configurations_intermediate_dirs(t
             for stderr in (svc / f"worker-{w}").glob("app-*/*/stderr"):
                 config = apps[stderr.parent.parent.name].rsplit(" ", 1)[1]
                 text = stderr.read_text()
-                assert f"--hostname 127.0.0.{w + 1}" in text
+                assert f'"--hostname" "127.0.0.{w + 1}"' in text.splitlines()[0]  # the executor's launch command
                 created = re.findall(r"DiskBlockManager: Created local directory at (\S+)", text)
                 assert created, stderr
                 for path in created:

@@ -4,6 +4,7 @@ intermediate dirs lie on different loop devices. The node agents in the executor
 node's shuffle went to the device its configuration named, both dropped their page cache, the report lists both."""
 
 import json
+import re
 
 import pytest
 
@@ -18,7 +19,7 @@ def two_workers(tmp_path, two_loop_devices, tb):
     svc = tmp_path / "svc"
     up = tb("services", "up", "spark", "--dir", svc, "--workers", "2", "--worker-dirs", mnt_a / "w", mnt_b / "w", timeout=300)
     assert up.returncode == 0, up.stderr[-3000:]
-    master = next(w for w in up.stdout.split() if w.startswith("spark://"))
+    master = re.search(r"spark://[0-9.]+:[0-9]+", up.stdout).group(0)
     try:
         yield master, (dev_a, mnt_a), (dev_b, mnt_b)
     finally:

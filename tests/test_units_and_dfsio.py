@@ -32,3 +32,14 @@ def test_hadoop_decimal_rounds_half_even_like_java():
     assert hadoop_decimal(0.135) == "0.14"  # 0.135 as a double is slightly above .135
     assert hadoop_decimal(2.0) == "2"
     assert hadoop_decimal(1234.5) == "1234.5"
+
+
+def test_a_dfsio_read_that_saw_fewer_files_than_were_written_fails():
+    """On a cluster whose nodes keep local data, a reader may see only its own node's files: the run must fail."""
+    from tierbench.workloads.dfsio import DfsioRead
+
+    job = {"task_bytes": [8 << 20], "task_ms": [100]}
+    written = {"task_bytes": [8 << 20, 8 << 20]}
+    m = DfsioRead().measure(job, 0.2, written)
+    assert m.failure and "1 file(s)" in m.failure and "of the 2 file(s)" in m.failure
+    assert DfsioRead().measure({"task_bytes": [8 << 20] * 2, "task_ms": [100] * 2}, 0.2, written).failure is None

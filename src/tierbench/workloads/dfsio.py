@@ -165,6 +165,15 @@ class DfsioRead(_Dfsio):
     io = IORoles(input="data_mb", intermediate=None, output=None)
     spark_job = "Dfsio.read"
     writing = False
+    verifies = True  # a read that saw fewer files or bytes than were written (a node's local files) fails
+
+    def measure(self, job, wall_s, produced):
+        m = super().measure(job, wall_s, produced)
+        written, read = produced.get("task_bytes"), job.get("task_bytes")
+        if written and read is not None and (len(read) < len(written) or sum(read) != sum(written)):
+            m.failure = (f"DFSIO read: read {len(read)} file(s), {sum(read):,} bytes, of the {len(written)} file(s), "
+                         f"{sum(written):,} bytes written (were some written on another node's local disk?)")
+        return m
 
 
 WORKLOADS = (DfsioWrite(), DfsioRead())
