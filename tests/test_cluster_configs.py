@@ -56,7 +56,7 @@ def test_intermediate_on_a_yarn_master_is_refused_in_one_line_naming_the_field(t
         [engine]
         master = "yarn"
         [storage.fast]
-        data = ["{tmp_path}/data"]
+        data = {{ type = "shared", path = "{tmp_path}/data" }}
         intermediate = ["{tmp_path}/ssd"]
         [[workloads]]
         name = "teragen"
@@ -73,7 +73,7 @@ def test_intermediate_on_a_yarn_master_is_refused_in_one_line_naming_the_field(t
     ('[engine]\nkind = "hadoop"\nmode = "yarn"\nhadoop_conf_dir = "{d}"', "NodeManagers' local dirs"),
 ])
 def test_named_intermediate_is_refused_where_the_cluster_manager_owns_the_local_dirs(tmp_path, engine, says):
-    split = f'[storage.s]\ndata = ["{tmp_path}/data"]\nintermediate = {{ dirs = ["{tmp_path}/ssd"], split = 2 }}\n'
+    split = f'[storage.s]\ndata = {{ type = "shared", path = "{tmp_path}/data" }}\nintermediate = {{ dirs = ["{tmp_path}/ssd"], split = 2 }}\n'
     with pytest.raises(SpecError) as e:
         spec_of(tmp_path, engine.format(d=tmp_path) + "\n", split)
     assert e.value.field == "storage.s.intermediate" and says in e.value.problem and "\n" not in str(e.value)
@@ -82,7 +82,7 @@ def test_named_intermediate_is_refused_where_the_cluster_manager_owns_the_local_
 def test_with_a_setup_command_it_is_accepted_and_recorded_as_applied_by_it(tmp_path):
     spec = spec_of(tmp_path, '[engine]\nmaster = "yarn"\n', f"""
         [storage.fast]
-        data = ["{tmp_path}/data"]
+        data = {{ type = "shared", path = "{tmp_path}/data" }}
         intermediate = ["{tmp_path}/ssd"]
         setup = "ansible-playbook local-dirs.yml -e dirs=$TIERBENCH_INTERMEDIATE"
         teardown = "ansible-playbook local-dirs.yml -e dirs=default"
@@ -92,7 +92,7 @@ def test_with_a_setup_command_it_is_accepted_and_recorded_as_applied_by_it(tmp_p
 
 def test_what_applies_the_intermediate_dirs_is_never_spark_local_dir_on_a_cluster(tmp_path, monkeypatch):
     monkeypatch.setenv("TIERBENCH_CACHE", str(tmp_path / "cache"))  # no embedded cluster known
-    storage = f'[storage.a]\ndata = ["{tmp_path}/data"]\n'  # intermediate left out: the cluster manager's own dirs
+    storage = f'[storage.a]\ndata = {{ type = "shared", path = "{tmp_path}/data" }}\n'  # intermediate left out: the cluster manager's own dirs
 
     def applied(engine: str) -> str:
         spec = spec_of(tmp_path, engine, storage)
@@ -112,12 +112,13 @@ def test_what_applies_the_intermediate_dirs_is_never_spark_local_dir_on_a_cluste
     (svc / "service.json").write_text(json.dumps({"ports": {"master": 7077, "web": 8080}, "master_url": "spark://127.0.0.1:7077"}))
     remember_spark_master("spark://127.0.0.1:7077", svc)
     assert applied('[engine]\nmaster = "spark://127.0.0.1:7077"\n') == "worker restart"
+    assert applied('[engine]\nmaster = "spark://127.0.0.1:7077,"\n') == "worker restart"  # as copied from `up`'s line
     spec_of(tmp_path, '[engine]\nmaster = "spark://localhost:7077"\n', storage + f'intermediate = ["{tmp_path}/ssd"]\n')
 
 
 def test_a_bad_setup_command_is_one_line(tmp_path):
     with pytest.raises(SpecError) as e:
-        spec_of(tmp_path, "", f'[storage.a]\ndata = ["{tmp_path}/data"]\nsetup = ["ansible-playbook", "x.yml"]\n')
+        spec_of(tmp_path, "", f'[storage.a]\ndata = {{ type = "shared", path = "{tmp_path}/data" }}\nsetup = ["ansible-playbook", "x.yml"]\n')
     assert e.value.field == "storage.a.setup" and "sh -c" in e.value.problem
 
 
@@ -186,6 +187,15 @@ def test_a_failing_setup_fails_its_blocks_runs_with_its_cause_and_the_study_goes
     assert "preparing" in (tmp_path / "results" / failed["log"]).read_text()
 
 
+def test_a_fixed_setup_command_may_be_resumed_with(tmp_path):
+    """The commands prepare the cluster, they are not what is measured: editing one keeps the study's fingerprint
+    (--resume goes on; each run records what its setup did)."""
+    base = f'[storage.a]\ndata = {{ type = "shared", path = "{tmp_path}/data" }}\n'
+    fingerprints = {spec_of(tmp_path, "", base + extra).fingerprint() for extra in
+                    ("", 'setup = "ansible-playbook x.yml"\n', 'setup = "ansible-playbook fixed.yml"\nteardown = "true"\n')}
+    assert len(fingerprints) == 1
+
+
 # -- Kubernetes: the executors' local dirs are volumes named spark-local-dir-N ---------------------------------
 
 def test_k8s_master_mounts_each_intermediate_dir_as_a_spark_local_dir_volume(tmp_path, monkeypatch):
@@ -193,7 +203,7 @@ def test_k8s_master_mounts_each_intermediate_dir_as_a_spark_local_dir_volume(tmp
 
     monkeypatch.setattr(spark, "jobs_jar", lambda: Path("/jobs.jar"))  # (building it needs javac)
     spec = spec_of(tmp_path, '[engine]\nmaster = "k8s://https://api.example:6443"\n',
-                   f'[storage.s]\ndata = ["{tmp_path}/data"]\nintermediate = ["/mnt/ssd1", "/mnt/ssd2"]\n')
+                   f'[storage.s]\ndata = {{ type = "shared", path = "{tmp_path}/data" }}\nintermediate = ["/mnt/ssd1", "/mnt/ssd2"]\n')
     dirs = [Path("/mnt/ssd1/tierbench/cluster/s/intermediate/dir0"), Path("/mnt/ssd2/tierbench/cluster/s/intermediate/dir0")]
     conf = spark.spark_conf(spec.engines[0], "app", dirs)
     volume = "spark.kubernetes.executor.volumes.hostPath.spark-local-dir-{}.{}"
@@ -201,7 +211,7 @@ def test_k8s_master_mounts_each_intermediate_dir_as_a_spark_local_dir_volume(tmp
         assert conf[volume.format(n, "mount.path")] == conf[volume.format(n, "options.path")] == str(d)
     assert not any("spark-local-dir-3" in k for k in conf)
     assert intermediate_applied(spec.engines[0], spec.config("s")) == "k8s volumes"
-    local = spark.spark_conf(spec_of(tmp_path, "", f'[storage.s]\ndata = ["{tmp_path}/d"]\n').engines[0], "app", dirs)
+    local = spark.spark_conf(spec_of(tmp_path, "", f'[storage.s]\ndata = {{ type = "shared", path = "{tmp_path}/d" }}\n').engines[0], "app", dirs)
     assert not any(k.startswith("spark.kubernetes.") for k in local)
 
 
@@ -229,7 +239,7 @@ def test_the_spark_engine_restarts_an_embedded_clusters_workers_on_the_configura
     monkeypatch.setattr(standalone, "embedded_standalone", lambda master: Cluster() if master == "spark://127.0.0.1:7" else None)
     for master, expected in (("spark://127.0.0.1:7", 1), ("local[2]", 0)):
         restarted.clear()
-        spec = spec_of(tmp_path, f'[engine]\nmaster = "{master}"\n', f'[storage.s]\ndata = ["{tmp_path}/d"]\n')
+        spec = spec_of(tmp_path, f'[engine]\nmaster = "{master}"\n', f'[storage.s]\ndata = {{ type = "shared", path = "{tmp_path}/d" }}\n')
         engine = spark.SparkEngine(spec.engines[0], "cluster", tmp_path)
         engine.open("s", spec.config("s"), [tmp_path / "i0", tmp_path / "i1"], lambda text: None)
         assert restarted == [[tmp_path / "i0", tmp_path / "i1"]] * expected
@@ -304,3 +314,14 @@ def test_embedded_standalone_workers_use_each_configurations_intermediate_dirs(t
     finally:
         down = tierbench("services", "down", "spark", "--dir", svc, timeout=120)
         assert down.returncode == 0 and "stopped" in down.stdout
+
+
+@pytest.mark.parametrize("master", ["yarn", "spark://10.0.0.5:7077", "k8s://https://api.example:6443"])
+def test_local_data_dirs_on_other_hosts_are_refused_unless_shared(tmp_path, master):
+    """A writer's parts would land on its own node's disk and a reader would see only its own node's: refused."""
+    with pytest.raises(SpecError) as e:
+        spec_of(tmp_path, f'[engine]\nmaster = "{master}"\n', f'[storage.jbod]\ndata = ["{tmp_path}/data"]\n')
+    assert "storage.jbod.data" in str(e.value) and "shared" in str(e.value)
+    shared = spec_of(tmp_path, f'[engine]\nmaster = "{master}"\n',
+                     f'[storage.nfs]\ndata = {{ type = "shared", path = "{tmp_path}/data" }}\n')
+    assert shared.storage[0].name == "nfs"

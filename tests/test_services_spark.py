@@ -21,7 +21,7 @@ def standalone(tmp_path_factory):
 
 def test_study_runs_on_two_standalone_workers(standalone, tb):
     d, up = standalone
-    master = next(w for w in up.stdout.split() if w.startswith("spark://"))
+    master = next(w for w in up.stdout.split() if w.startswith("spark://")).rstrip(",")
     assert master.startswith("spark://127.0.0.1:")
     st = tb("services", "status", "spark", "--dir", d / "svc")
     assert st.returncode == 0 and "2 Worker(s) alive" in st.stdout
@@ -41,6 +41,8 @@ data = ["{d}/data"]
     recs = [json.loads(l) for l in (d / "res" / "runs.jsonl").read_text().splitlines()]
     assert len(recs) == 5 and all(r["status"] == "ok" for r in recs)
     assert all(r["engine_conf"]["spark.master"] == master for r in recs)
+    # the Workers were restarted on the configuration's intermediate dirs (its data dirs: none named), not ignored
+    assert all(r["storage"]["intermediate_applied"] == "worker restart" for r in recs)
     by = {r["workload"]: r for r in recs}
     assert by["teragen"]["details"]["checksum"] == by["teravalidate"]["details"]["checksum"]
     # the tasks ran in executors on both Workers, not in the driver

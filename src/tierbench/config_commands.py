@@ -28,8 +28,8 @@ def _last_line(text: str) -> str:
 class ConfigBlocks:
     """Tracks the block (of one variant: a configuration on one engine) being run, and runs its commands."""
 
-    def __init__(self, runner):  # runner: the StudyRunner (spec, layout, results)
-        self.runner = runner
+    def __init__(self, runner, progress):  # runner: the StudyRunner (spec, layout, results); progress: StudyProgress
+        self.runner, self.progress = runner, progress
         self.variant: str | None = None  # the variant whose block is open
         self.setup: dict | None = None  # what its setup did
 
@@ -73,6 +73,7 @@ class ConfigBlocks:
         log = results.path / "logs" / "commands" / f"{len(ran) + 1:03d}-{kind}-{variant.replace('@', '__')}.log"
         log.parent.mkdir(parents=True, exist_ok=True)
         command = getattr(config, kind)
+        self.progress.phase(variant, f"{kind}: sh -c {command[:100]!r}")
         started, t0 = now(), time.monotonic()
         try:
             proc = subprocess.run(["sh", "-c", command], cwd=cwd, env=env, capture_output=True, text=True,
@@ -87,6 +88,7 @@ class ConfigBlocks:
         if code != 0:
             entry["cause"] = f"{kind} failed (exit {code}): {_last_line(err) or _last_line(out) or 'no output'}"
         results.update_study(**{STUDY_KEY: [*ran, entry]})
+        self.progress.info(f"  {kind} of {variant}: exit {code} in {entry['seconds']:.1f} s")
         return entry
 
 

@@ -182,7 +182,7 @@ class StudyRunner:
             progress.info(f"resuming: {len(done)} of {len(self.plan)} runs already recorded ok, {len(todo)} to go")
         engines = self._engines or make_engines(self.spec, self.results.path / "logs")
         all_ok = True
-        blocks = ConfigBlocks(self)  # storage.NAME.setup / teardown around each block of a configuration's runs
+        blocks = ConfigBlocks(self, progress)  # storage.NAME.setup / teardown around each block of a configuration's runs
         try:
             with progress:
                 streak = FailureStreak(MAX_SAME_FAILURES)

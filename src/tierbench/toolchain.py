@@ -126,7 +126,8 @@ def spark_masters_file() -> Path:
 
 
 def _same_master(url: str) -> str:
-    return url.rstrip("/").replace("://localhost:", "://127.0.0.1:")
+    # (Spark takes "spark://h:p," as the list of masters it is, so a URL copied with its comma works too)
+    return url.rstrip("/,").replace("://localhost:", "://127.0.0.1:")
 
 
 def spark_masters() -> dict[str, str]:

@@ -377,7 +377,8 @@ def _profiled_runs(runs, variants, workloads) -> list[dict]:
 
 
 PROFILE_HEAD = ["phase", "device (holds)", "s", "read MB", "write MB", "read IOs", "write IOs", "merges r/w",
-                "avg read KB", "avg write KB", "read MB/s", "write MB/s", "util %", "CPU busy %", "iowait %"]
+                "avg read KB", "avg write KB", "read MB/s", "write MB/s", "util %", "CPU busy %", "iowait %",
+                "net in MB", "net out MB"]
 
 
 def _profile_rows(o) -> list[list[str]]:
@@ -389,7 +390,7 @@ def _profile_rows(o) -> list[list[str]]:
                      f"{r['read_mb']:.1f}", f"{r['write_mb']:.1f}", str(r["read_ios"]), str(r["write_ios"]),
                      f"{r['read_merges']}/{r['write_merges']}", f"{r['avg_read_kb']:.0f}", f"{r['avg_write_kb']:.0f}",
                      f"{r['read_mb_s']:.1f}", f"{r['write_mb_s']:.1f}", f"{r['util_pct']:.0f}", f"{r['cpu_busy_pct']:.0f}",
-                     f"{r['cpu_iowait_pct']:.0f}"])
+                     f"{r['cpu_iowait_pct']:.0f}", f"{r.get('net_rx_mb', 0):.1f}", f"{r.get('net_tx_mb', 0):.1f}"])
     return rows
 
 

@@ -59,6 +59,7 @@ def io_profile(samples: dict, labels: list[str], roles: dict[str, list[str]]) ->
     `roles`: device -> the storage roles it holds ("data", "intermediate")."""
     interval_ms = samples["interval_s"] * 1000
     times = samples["t_ms"]
+    net = samples.get("net")
     rows = []
     for phase in dict.fromkeys(labels):
         idx = [i for i, l in enumerate(labels) if l == phase]
@@ -79,6 +80,9 @@ def io_profile(samples: dict, labels: list[str], roles: dict[str, list[str]]) ->
                 "read_mb_s": rd / 2**20 / dur_s if dur_s else 0.0, "write_mb_s": wr / 2**20 / dur_s if dur_s else 0.0,
                 "util_pct": min(100.0, 100 * g("io_ms") / 1000 / dur_s) if dur_s else 0.0,
                 "cpu_busy_pct": round(cpu_busy, 1), "cpu_iowait_pct": round(iowait, 1),
+                # the machine's network in the phase (all interfaces, loopback included: a one-box cluster's shuffle)
+                "net_rx_mb": sum(net["rx_bytes"][i] for i in idx) / 2**20 if net else 0.0,
+                "net_tx_mb": sum(net["tx_bytes"][i] for i in idx) / 2**20 if net else 0.0,
             })
     return rows
 

@@ -149,8 +149,8 @@ class SparkStandalone:
             raise UserError(f"the Spark standalone cluster in {self.home} is not running: start it with "
                             f"`tierbench services up spark --dir {self.home}`")
         daemons = self._worker_daemons()
-        wanted = {str(i): [str(d) for d in (self.default_local_dirs(i) if local_dirs is None
-                                            else [Path(d) / f"worker-{i}" for d in local_dirs])] for i in range(1, len(daemons) + 1)}
+        own = lambda i: self.default_local_dirs(i) if local_dirs is None else [Path(d) / f"worker-{i}" for d in local_dirs]
+        wanted = {str(i): [str(d) for d in own(i)] for i in range(1, len(daemons) + 1)}
         if state.get("worker_local_dirs") == wanted and self.status()["ready"]:
             return  # already there (an application restarted for the same configuration)
         before = {w.get("id") for w in self._master_json().get("workers", [])}

@@ -52,3 +52,27 @@ def check_intermediate_applies(src: str, engines, configs, named: set[str]) -> N
                                 f"{_owner_of_local_dirs(e)}, so tierbench cannot apply these dirs: give storage.{c.name}.setup "
                                 "a command that points the cluster's local dirs at them (and teardown to undo it), "
                                 "or leave intermediate out")
+
+
+def _executors_elsewhere(engine) -> bool:
+    """The engine's tasks run on other hosts than this one (whose local directories are not this one's)."""
+    if engine.kind == "hadoop":
+        return False  # (YARN's nodes may be this machine, as `tierbench services up yarn` makes them: not known here)
+    if engine.master.startswith("local"):
+        return False
+    return not (engine.master.startswith("spark://") and embedded_spark_dir(engine.master) is not None)
+
+
+def check_local_data_reaches_every_node(src: str, engines, configs) -> None:
+    """Refuse node-local `data` dirs where tasks run on other hosts: a writer's parts land on its own node and a
+    reader (or the driver listing the parts) sees only its own, so every read would be short or wrong."""
+    for c in configs:
+        if c.type.remote or c.type.network_fs:
+            continue
+        for e in engines:
+            if _executors_elsewhere(e):
+                where = "YARN's nodes" if e.master == "yarn" else f"the hosts of {e.master}"
+                raise SpecError(src, f"storage.{c.name}.data",
+                                f"local directories on {where} differ from node to node: a job's parts would be spread over "
+                                "their local disks and a reader would see only its own node's; use a mount every node shares "
+                                "(data = { type = \"shared\", path = ... }), hdfs or s3")

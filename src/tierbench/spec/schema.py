@@ -18,7 +18,7 @@ from ..storage.emulation import parse_emulated
 from ..storage.types import StorageConfig, check_dirs, parse_data, positive_int, storage_type, unknown_fields
 from ..units import parse_size
 from ..workloads import WORKLOADS
-from .cluster import check_intermediate_applies
+from .cluster import check_intermediate_applies, check_local_data_reaches_every_node
 from .cost import CostSpec, parse_cost
 from .knobs import ENGINE_KNOBS, engine_knob_conf, swept, token
 
@@ -119,9 +119,8 @@ class Spec:
         for c in d["storage"]:
             if not c.get("emulated"):
                 c.pop("emulated", None)  # (as fingerprinted before devices could be emulated)
-            for command in ("setup", "teardown"):
-                if not c.get(command):
-                    c.pop(command, None)  # (as fingerprinted before configurations had commands)
+            for command in ("setup", "teardown"):  # how the cluster is prepared, not what runs: a fixed command
+                c.pop(command, None)  # may be resumed with (each run records what its setup did)
         if d.get("durability") == "engine":
             d.pop("durability")  # studies recorded before the setting existed ran with the engine's semantics
         if not d.get("cluster"):
@@ -227,6 +226,7 @@ def parse_spec(raw: dict, source: str = "<spec>", base_dir: Path | None = None) 
         storage.append(StorageConfig(cname, data, inter_dirs, split, str(desc), data_type, replication, store_conf, emulated,
                                      setup, teardown))
     check_intermediate_applies(src, engines, storage, named_intermediate)
+    check_local_data_reaches_every_node(src, engines, storage)
 
     variant_names = [f"{c.name}@{e.name}" if len(engines) > 1 else c.name for c in storage for e in engines]
     baseline = raw.get("baseline", variant_names[0])
