@@ -203,7 +203,8 @@ def build_report(study: dict, records: list[dict], now: datetime | None = None) 
                       "Data that fits in RAM is served by the page cache unless it is dropped; durable mode still times "
                       "every write to the device.", muted=True),
             Table(WORKING_SET_HEAD, ws)]))
-    sections.append(Section("Storage configurations", 2, [Table(["name", "data dirs", "intermediate dirs", "description"], _storage_rows(spec))]))
+    sections.append(Section("Storage configurations", 2, [
+        Table(["name", "data dirs", "intermediate dirs", "intermediate applied by", "description"], _storage_rows(spec, runs))]))
     if study.get("storage_map"):
         sections.append(Section("Machine and devices", 2, [Table(MACHINE_HEAD, _machine_rows(study))]))
     if study.get("probe") or study.get("probe_error"):
@@ -489,11 +490,13 @@ def _working_set_rows(spec, machine) -> list[list[str]]:
     return rows
 
 
-def _storage_rows(spec) -> list[list[str]]:
+def _storage_rows(spec, runs) -> list[list[str]]:
     rows = []
     for c in spec["storage"]:
         inter = ", ".join(c["intermediate"]) + (f" (each split into {c['split']} dirs)" if c["split"] > 1 else "")
-        rows.append([c["name"], ", ".join(c["data"]), inter, c.get("description", "")])
+        # what put the intermediate dirs under the engine (records before it was recorded: not said)
+        applied = sorted({r["storage"].get("intermediate_applied") for r in runs if r["config"] == c["name"]} - {None})
+        rows.append([c["name"], ", ".join(c["data"]), inter, ", ".join(applied) or "-", c.get("description", "")])
     return rows
 
 
