@@ -129,6 +129,9 @@ def encode(obj: dict) -> str:
     return json.dumps(obj, separators=(",", ":"))
 
 
+NO_EXECUTORS_WAIT_S = 15  # how long a fresh application may take to register its first executor
+
+
 class ClusterObservation:
     """A study's nodes: the agents in the Spark executors (one set per application) and those started over
     ssh for the hosts the spec names (one set per study). The run lifecycle asks it to wait for the agents,
@@ -176,11 +179,14 @@ class ClusterObservation:
                 self.log.forget_host(h)
             self._app = agents.app
         expected: set[str] = set()
+        t0 = time.time()
 
         def all_reported() -> bool:
             nonlocal expected
             expected = set(agents.hosts())
-            return bool(expected) and expected <= set(self.log.facts)
+            if not expected:  # no executor yet (or dynamic allocation released them): not worth a minute per run
+                return time.time() - t0 > NO_EXECUTORS_WAIT_S
+            return expected <= set(self.log.facts)
 
         wait_for(lambda: self.poll([agents]), all_reported, timeout_s, 0.5)
         return sorted(expected - set(self.log.facts))
