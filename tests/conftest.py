@@ -126,7 +126,7 @@ LOOP_SIZE_MB = 400
 @pytest.fixture
 def two_loop_devices(tmp_path):
     if os.geteuid() != 0:
-        pytest.skip("needs root: loop devices and mount")
+        pytest.skip("not root: this test attaches loop devices and mounts them, which only root may do (CI runs as root)")
     for tool in ("losetup", "mkfs.ext4", "mount"):
         assert shutil.which(tool), f"{tool} missing"
     made = []

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from conftest import one_error_line, tierbench, write_spec
+from fixtures.capture_job_results import TERA_TOML
 from tierbench.engines.fake import FakeEngine
 from tierbench.errors import SpecError
 from tierbench.runner import StudyRunner
@@ -25,19 +26,9 @@ from tierbench.spec.cluster import NOT_APPLIED, intermediate_applied
 from tierbench.store import ResultsDir
 
 JOB_RESULTS = json.loads((Path(__file__).parent / "fixtures" / "job-results.json").read_text())
-TERA = """
-[[workloads]]
-name = "teragen"
-rows = 20_000
-tasks = 2
-[[workloads]]
-name = "terasort"
-[[workloads]]
-name = "teravalidate"
-"""
 
 
-def spec_of(d: Path, engine: str, storage: str, workloads: str = TERA, **top):
+def spec_of(d: Path, engine: str, storage: str, workloads: str = TERA_TOML, **top):
     text = textwrap.dedent(f"""
         name = "cluster"
         repeats = {top.get("repeats", 1)}
@@ -141,7 +132,7 @@ def two_configs(d: Path, setup_a: str) -> str:
 
 
 def run_fake(d: Path, storage: str, repeats: int = 1):
-    spec = spec_of(d, "", storage, TERA, repeats=repeats)
+    spec = spec_of(d, "", storage, TERA_TOML, repeats=repeats)
     engine = FakeEngine(JOB_RESULTS)
     StudyRunner(spec, d / "results", ["test"], engines={"spark": engine}).run()
     results = ResultsDir(d / "results")

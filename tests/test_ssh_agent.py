@@ -37,7 +37,8 @@ def ssh_config(tmp_path_factory):
     if not (shutil.which("ssh") and os.path.exists("/usr/sbin/sshd")):
         pytest.fail("ssh/sshd not installed: run ./setup.sh --test (installs openssh-client and openssh-server)")
     if os.geteuid() != 0:
-        pytest.skip("logs in as root over ssh (sshd's own test setup needs root)")
+        pytest.skip("not root: this test starts its own sshd (host keys, privilege separation in /run/sshd) and logs "
+                    "in over it as root, which only root may set up (CI runs as root)")
     d = tmp_path_factory.mktemp("sshd")
     for key in ("host_key", "client_key"):
         subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(d / key)], check=True)

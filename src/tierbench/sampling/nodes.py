@@ -93,8 +93,9 @@ class NodeLog:
             self.samples[host] = older[-1:] + keep
 
     def series(self, host: str, devices, interval_s: float, t_start: float, t_end: float) -> dict | None:
-        """The host's samples from its last one at or before t_start to its "synced" one after t_end: intervals
-        ending after t_end are the writeback. None when the host sent fewer than two samples in that span."""
+        """The host's samples from its last one at or before t_start to its "synced" one after t_end: the interval
+        that ends at the synced sample is the writeback (what the node's sync flushed), every other one the job's.
+        None when the host sent fewer than two samples in that span."""
         msgs = sorted(self.samples.get(host, []), key=lambda m: m["t"])
         base = [m for m in msgs if m["t"] <= t_start]
         span = [m for m in msgs if t_start < m["t"]]
@@ -237,7 +238,7 @@ class ClusterObservation:
             devices = sorted(set().union(*roles.values())) or self.log.busy_devices(h, self.t_start)
             nodes[h] = {"agent": self.log.agents.get(h), "cores": facts.get("cores"), "mem_bytes": facts.get("mem_bytes"),
                         "kernel": facts.get("kernel"), "devices": roles, "shuffle_dirs": shuffle_dirs,
-                        "mounts": {d: w for d, w in where.items()},
+                        "mounts": dict(where),
                         "samples": self.log.series(h, devices, self.interval_s, self.t_start, t_end)}
         self.log.forget_before(t_end)
         return nodes
