@@ -126,7 +126,7 @@ class StudyRunner:
 
     def _emulate(self) -> None:
         """Devices the spec declares (data = { emulate = "hdd" }) up, and this process -- so the engines it starts --
-        in the throttle group when any of the study's dirs lies on an emulated device."""
+        in the group whose limits hold them when any of the study's dirs lies on an emulated device."""
         from .storage import emulation
 
         declared = list({e["device"]: e for c in self.spec.storage for es in c.emulated.values() for e in es}.values())

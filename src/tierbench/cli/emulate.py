@@ -10,11 +10,12 @@ def add_parser(subparsers):
         "emulate", help="make, remove or list emulated devices (an HDD, a SATA SSD, an NVMe SSD) on this machine (root)",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description="An emulated device is a loop device on a sparse file, ext4, mounted noatime under tierbench's "
-                    "cache dir, throttled to a profile (sequential MB/s and IOPS, read and write) by a cgroup-v1 blkio "
-                    "group. A study whose directories lie on emulated devices places its engine in that group, so "
+                    "cache dir, throttled to a profile (sequential MB/s and IOPS, read and write) by cgroup-v1 blkio limits "
+                    "on the device (in the root group, so the kernel's writeback meets them too). A study whose "
+                    "directories lie on emulated devices places its engine where the limits hold, so "
                     "one machine can compare an HDD, a hybrid and an SSD configuration as the published studies did. "
                     "Profiles are data-sheet figures scaled by one factor to this machine's disk (ratios hold). "
-                    "Writes are throttled when they are synced: keep durability = \"durable\" (the default).\n\n"
+                    "Writes left in the page cache are memory until written back: keep durability = \"durable\" (the default).\n\n"
                     "profiles:\n"
                     "  hdd       7,200 rpm HDD: ~200 MB/s, ~180 IOPS (before scaling)\n"
                     "  sata-ssd  SATA SSD: ~540/500 MB/s, 90K/60K IOPS\n"
@@ -29,7 +30,7 @@ def add_parser(subparsers):
     e.add_argument("name", nargs="?", help="the device's name (up, down)")
     e.add_argument("--profile", default="hdd", help="hdd, sata-ssd, nvme or custom (default: hdd)")
     e.add_argument("--size", default="8GB", help="the device's size (a sparse file: disk space is taken as written)")
-    e.add_argument("--no-check", action="store_true", help="up: skip the fio check inside the group (about 10 s)")
+    e.add_argument("--no-check", action="store_true", help="up: skip the fio check on the device (about 10 s)")
     for flag in ("read-mb-s", "write-mb-s", "read-iops", "write-iops"):
         e.add_argument(f"--{flag}", type=float, help="custom profile: " + flag.replace("-", " "))
     return e
