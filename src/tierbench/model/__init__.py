@@ -1,0 +1,1 @@
+"""The what-if model: run profiles, hardware descriptions, predictions and advice."""

@@ -1,0 +1,208 @@
+"""Hardware descriptions: the cluster a what-if prediction is for (`tierbench predict --hardware FILE`).
+
+A description gives the worker nodes (how many, their cores, memory and network) and the drives on each node:
+those that hold the data and, optionally, separate ones for shuffle and spill. A drive is a catalog entry
+(drives.toml, shipped in this package) or four figures of its own; docs/hardware.md has the format.
+"""
+
+import re
+import tomllib
+from dataclasses import dataclass, replace
+from functools import cache
+from importlib import resources
+from pathlib import Path
+
+from ..errors import SpecError
+from ..units import MB, parse_size
+
+FIGURES = ("read_mb_s", "write_mb_s", "read_iops", "write_iops")
+TOP_KEYS = ("name", "source", "nodes", "cores", "memory", "network_gbps", "replication", "erasure", "data",
+            "intermediate")
+DRIVE_KEYS = ("drive", "count") + FIGURES
+ERASURE = re.compile(r"^\s*([0-9]+)\s*\+\s*([0-9]+)\s*$")
+
+
+@dataclass(frozen=True)
+class Drive:
+    name: str
+    read_mb_s: float   # sequential, MB = 10^6 bytes
+    write_mb_s: float
+    read_iops: float   # random 4 KiB
+    write_iops: float
+    source: str
+
+    def mb_s(self, rw: str, io_kib: float) -> float:
+        """MB/s one drive sustains for `rw` ("read" or "write") requests of `io_kib` KiB (<= 0: sequential).
+
+        A drive has two limits and the tighter one sets the pace: a long sequential stream meets the drive's
+        bandwidth, while small requests run out of operations per second first (an HDD seeks for each one,
+        an SSD has a fixed cost per command). So the speed is the lesser of the sequential figure and
+        IOPS x request size. Right at both ends; in between it is optimistic, as the IOPS figure is for
+        4 KiB requests and a larger one also spends its transfer time (an HDD doing random 1 MiB requests
+        manages about half of what this gives).
+        """
+        if rw not in ("read", "write"):
+            raise ValueError(f"rw must be \"read\" or \"write\", got {rw!r}")
+        seq = self.read_mb_s if rw == "read" else self.write_mb_s
+        if io_kib <= 0:
+            return seq
+        iops = self.read_iops if rw == "read" else self.write_iops
+        return min(seq, iops * io_kib * 1024 / 1e6)
+
+
+@cache
+def _load_catalog() -> dict[str, Drive]:
+    raw = tomllib.loads(resources.files(__package__).joinpath("drives.toml").read_text())
+    return {name: Drive(name, *(float(e[f]) for f in FIGURES), e["source"]) for name, e in raw.items()}
+
+
+def catalog() -> dict[str, Drive]:
+    """The typical drives shipped with tierbench (drives.toml), by name."""
+    return dict(_load_catalog())  # a copy: the cached one is shared
+
+
+@dataclass(frozen=True)
+class DriveSet:
+    """`count` identical drives on each node, used together (JBOD: a job's streams spread over them)."""
+    drive: Drive
+    count: int
+
+    def mb_s(self, rw: str, io_kib: float) -> float:
+        return self.count * self.drive.mb_s(rw, io_kib)
+
+
+@dataclass(frozen=True)
+class Hardware:
+    name: str
+    nodes: int               # worker nodes
+    cores: int               # per node: the tasks a node runs at once
+    memory_bytes: int        # per node
+    network_gbps: float      # per node NIC
+    write_copies: float      # bytes written to drives per byte of output: HDFS replication, (k+m)/k for EC, 1 local
+    data: DriveSet           # per node
+    intermediate: DriveSet   # per node: shuffle and spill
+    source: str = ""
+    intermediate_on_data: bool = False  # no drives of its own: shuffle and spill share the data drives' speed
+
+    def with_nodes(self, nodes: int) -> "Hardware":
+        if nodes < 1:
+            raise ValueError(f"nodes must be >= 1, got {nodes}")
+        return replace(self, nodes=nodes)
+
+    @property
+    def network_mb_s(self) -> float:
+        return self.network_gbps * 1000 / 8
+
+
+def load_hardware(path: str | Path) -> Hardware:
+    p = Path(path)
+    if p.is_dir():
+        raise SpecError(str(path), "", "is a directory, not a hardware description: give its .toml file "
+                        "(examples/hardware/ has some)")
+    if not p.is_file():
+        raise SpecError(str(path), "", "no such hardware description file")
+    try:
+        raw = tomllib.loads(p.read_text())
+    except tomllib.TOMLDecodeError as e:
+        raise SpecError(str(path), "", f"not valid TOML: {e}") from None
+    except UnicodeDecodeError:
+        raise SpecError(str(path), "", "not a text file") from None
+    except OSError as e:
+        raise SpecError(str(path), "", f"cannot read it: {e.strerror}") from None
+    return hardware_from_dict(raw, str(path))
+
+
+def hardware_from_dict(raw: dict, src: str = "<hardware>") -> Hardware:
+    """A Hardware from a description's TOML table (as load_hardware reads it); SpecError(src, ...) for any mistake."""
+    if not isinstance(raw, dict):
+        raise SpecError(src, "", "expected a table of fields: nodes, cores, memory, [data], ...")
+    _refuse_unknown(src, "", raw, TOP_KEYS)
+    name = raw.get("name", Path(src).stem)
+    if not isinstance(name, str) or not name.strip():
+        raise SpecError(src, "name", f"expected a name (a non-empty string), got {name!r}")
+    source = raw.get("source", "")
+    if not isinstance(source, str):
+        raise SpecError(src, "source", f"expected a string saying where the figures come from, got {source!r}")
+    nodes = _whole(src, "nodes", _required(src, raw, "nodes", "the number of worker nodes"))
+    cores = _whole(src, "cores", _required(src, raw, "cores", "the tasks one node runs at once (its cores)"))
+    memory = _memory(src, _required(src, raw, "memory", "the RAM of one node, a size such as \"16GB\""))
+    network_gbps = _positive(src, "network_gbps", raw.get("network_gbps", 10))
+    data = _drive_set(src, "data", _required(src, raw, "data", "the drives that hold the data on each node, "
+                                             "a table such as [data] drive = \"hdd-7200\" count = 2"))
+    intermediate = _drive_set(src, "intermediate", raw["intermediate"]) if "intermediate" in raw else data
+    return Hardware(name, nodes, cores, memory, network_gbps, _write_copies(src, raw), data, intermediate, source,
+                    intermediate_on_data="intermediate" not in raw)
+
+
+def _drive_set(src: str, where: str, raw) -> DriveSet:
+    if not isinstance(raw, dict):
+        raise SpecError(src, where, f"expected a table such as [{where}] drive = \"hdd-7200\" count = 2, got {raw!r}")
+    _refuse_unknown(src, f"{where}.", raw, DRIVE_KEYS)
+    count = _whole(src, f"{where}.count", raw.get("count", 1))
+    given = {f: _positive(src, f"{where}.{f}", raw[f]) for f in FIGURES if f in raw}
+    drives = catalog()
+    if "drive" not in raw:
+        missing = [f for f in FIGURES if f not in given]
+        if missing:
+            not_given = f" ({', '.join(missing)} not given)" if given else ""
+            raise SpecError(src, f"{where}.drive", f"missing: name a catalog drive ({', '.join(drives)}) or give "
+                            f"all of {', '.join(FIGURES)}{not_given}")
+        return DriveSet(Drive("custom", **given, source=f"figures given in {src} [{where}]"), count)
+    name = raw["drive"]
+    if not isinstance(name, str) or name not in drives:
+        raise SpecError(src, f"{where}.drive", f"unknown drive {name!r}; the catalog has: {', '.join(drives)} "
+                        f"(or leave `drive` out and give {', '.join(FIGURES)})")
+    drive = drives[name]
+    if given:  # the user's own figures beat the catalog's typical ones, and the source must say which are whose
+        overrides = ", ".join(f"{f} = {v:g}" for f, v in given.items())
+        drive = replace(drive, **given, source=f"{drive.source}; with {overrides} given in {src}")
+    return DriveSet(drive, count)
+
+
+def _write_copies(src: str, raw: dict) -> float:
+    if "replication" in raw and "erasure" in raw:
+        raise SpecError(src, "erasure", "give either replication (HDFS copies of each block) or erasure "
+                        "(coding \"k+m\", e.g. \"6+3\"), not both")
+    if "erasure" in raw:
+        m = ERASURE.match(raw["erasure"]) if isinstance(raw["erasure"], str) else None
+        if not m or int(m.group(1)) < 1 or int(m.group(2)) < 1:
+            raise SpecError(src, "erasure", f"expected \"k+m\": k data and m parity blocks, each >= 1, "
+                            f"e.g. \"3+2\" or \"6+3\", got {raw['erasure']!r}")
+        k, parity = int(m.group(1)), int(m.group(2))
+        return (k + parity) / k
+    return float(_whole(src, "replication", raw.get("replication", 1)))
+
+
+def _memory(src: str, value) -> int:
+    try:
+        size = parse_size(value)
+    except ValueError as e:
+        raise SpecError(src, "memory", f"{e} (the RAM of one node)") from None
+    if size < MB:  # surely `16` meant gigabytes, not bytes: make the unit explicit
+        raise SpecError(src, "memory", f"{value!r} is {size} bytes, too small for a node's RAM: "
+                        f"write a size with its unit, such as \"16GB\"")
+    return size
+
+
+def _required(src: str, raw: dict, key: str, what: str):
+    if key not in raw:
+        raise SpecError(src, key, f"missing: {what}")
+    return raw[key]
+
+
+def _refuse_unknown(src: str, where: str, table: dict, accepted: tuple[str, ...]) -> None:
+    for key in table:
+        if key not in accepted:
+            raise SpecError(src, f"{where}{key}", f"unknown field; accepted here: {', '.join(accepted)}")
+
+
+def _whole(src: str, field: str, value) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise SpecError(src, field, f"expected a whole number >= 1, got {value!r}")
+    return value
+
+
+def _positive(src: str, field: str, value) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0 or value == float("inf"):
+        raise SpecError(src, field, f"expected a number > 0, got {value!r}")
+    return float(value)

@@ -1,0 +1,78 @@
+"""The measured side of the model: a results directory's run profiles and the machines they ran on.
+
+A configuration's machine is known when its directories lie on emulated devices (their profile is the
+device's shape: the throttle's figures, as the kernel applied them) -- or on any drive, when the study was
+probed (`tierbench probe`: fio's figures per directory)."""
+
+from pathlib import Path
+
+from ..store import ResultsDir
+from .hardware import Drive
+from .predict import Machine, Pool
+from .profile import ROLES, RunProfile, profile_run
+
+
+def emulated_drive(dev: dict) -> Drive:
+    """An emulated device as the throttle holds it: IOPS never below what a sequential stream needs (the
+    throttle's own floor, storage/emulation.py)."""
+    p = dev["profile"]
+    return Drive(dev["name"], p["read_mb_s"], p["write_mb_s"], max(p["read_iops"], 2 * p["read_mb_s"]),
+                 max(p["write_iops"], 4 * p["write_mb_s"]), p.get("source", "emulated"))
+
+
+def probed_drive(name: str, fio: dict) -> Drive | None:
+    """A drive from `tierbench probe`'s fio figures for one directory (sequential MB/s, random 4K IOPS)."""
+    try:
+        return Drive(name, fio["seq_read_mb_s"], fio["seq_write_mb_s"], fio["rand_read_iops"], fio["rand_write_iops"],
+                     "tierbench probe (fio) on the measured machine")
+    except (KeyError, TypeError):
+        return None
+
+
+def config_machine(record: dict, study: dict) -> Machine | None:
+    """The machine a configuration's runs ran on, when every device of its dirs has known figures."""
+    dirs = study.get("storage_map", {}).get("dirs", {})
+    emulated = study.get("emulated") or {}
+    probe = (study.get("probe") or {}).get("dirs", {})
+    per_device: dict[str, dict[str, float]] = {}  # device -> role -> share of the role's dirs
+    drives: dict[str, Drive] = {}
+    for role in ROLES:
+        paths = record["storage"][role]
+        for path in paths:
+            dev = dirs.get(path, {}).get("device")
+            if dev is None:
+                return None
+            per_device.setdefault(dev, {}).setdefault(role, 0.0)
+            per_device[dev][role] += 1 / len(paths)
+            if dev in emulated:
+                drives[dev] = emulated_drive(emulated[dev])
+            elif path in probe and probed_drive(dev, probe[path]):
+                drives[dev] = probed_drive(dev, probe[path])
+            else:
+                return None
+    # identical drives with the same roles are one pool (a JBOD): its tasks spread over them
+    grouped: dict[tuple, list[str]] = {}
+    for dev, shares in per_device.items():
+        d = drives[dev]
+        key = (d.read_mb_s, d.write_mb_s, d.read_iops, d.write_iops, tuple(sorted(shares.items())))
+        grouped.setdefault(key, []).append(dev)
+    pools = tuple(Pool(drives[devs[0]], len(devs), {role: share * len(devs) for role, share in per_device[devs[0]].items()})
+                  for devs in grouped.values())
+    return Machine(record["config"], 1, record["machine"]["cpu_cores"], 1e9, 1.0, pools,
+                   "the measured configuration")
+
+
+def load(results: str | Path) -> tuple[list[RunProfile], dict[str, Machine], dict]:
+    """(profiles of the ok runs with samples, configuration -> machine where known, study.json)."""
+    rd = ResultsDir(results)
+    study = rd.study()
+    records = rd.records()
+    storage_map = study.get("storage_map") or {}
+    profiles = [p for p in (profile_run(r, storage_map) for r in records) if p]
+    machines = {}
+    for r in records:
+        if r["config"] not in machines and r.get("status") == "ok":
+            m = config_machine(r, study)
+            if m:
+                machines[r["config"]] = m
+    return profiles, machines, study

@@ -1,0 +1,126 @@
+"""A run's profile for the what-if model: per phase, what the job asked of each resource, engine-neutral.
+
+Built from what a record already holds: the sampled device counters, CPU and network per phase
+(sampling/phases.io_profile) and the engine's stages (tasks; logical input, output and shuffle bytes).
+Device bytes are split by role -- the data's, the intermediate data's (shuffle, spill) -- from the devices'
+roles; a device holding both has its bytes split by the stages' logical bytes of that phase (writes: output
+vs shuffle written and spilled; reads: input vs shuffle read).
+"""
+
+from dataclasses import dataclass, field
+
+from ..analysis.observation import device_roles
+from ..sampling.phases import WRITEBACK, io_profile, label_samples
+
+ROLES = ("data", "intermediate")
+KEYS = tuple(f"{role}.{rw}" for role in ROLES for rw in ("read", "write"))
+MiB = 1 << 20
+
+
+@dataclass
+class PhaseProfile:
+    name: str
+    seconds: float  # measured
+    cpu_s: float  # core-seconds busy on the observed host, all processes
+    tasks: int  # the engine's tasks in the stages the phase overlaps
+    bytes: dict[str, float]  # KEYS -> bytes the devices of that role moved
+    io_kib: dict[str, float]  # KEYS -> average request size at the devices
+    busy_s: dict[str, float]  # role -> device-busy seconds of its busiest device (util x time)
+    shuffle_bytes: float = 0.0  # logical shuffle read: what crosses the network between nodes
+    output_bytes: float = 0.0  # logical output: what HDFS replication multiplies
+
+    def scaled(self, factor: float) -> "PhaseProfile":
+        """The phase at `factor` times the data: bytes, CPU and tasks grow with it (sizes per request do not)."""
+        return PhaseProfile(self.name, self.seconds * factor, self.cpu_s * factor,
+                            max(1, round(self.tasks * factor)) if self.tasks else 0,
+                            {k: v * factor for k, v in self.bytes.items()}, dict(self.io_kib),
+                            {k: v * factor for k, v in self.busy_s.items()}, self.shuffle_bytes * factor,
+                            self.output_bytes * factor)
+
+
+@dataclass
+class RunProfile:
+    run_key: str
+    workload: str
+    label: str
+    config: str
+    variant: str
+    size_bytes: float  # the data the run moved (the largest of its read, shuffle and write)
+    wall_s: float
+    cores: int  # of the observed host
+    devices: dict[str, list[str]]  # role -> the block devices that held it
+    phases: list[PhaseProfile] = field(default_factory=list)
+
+    @property
+    def intermediate_on_data(self) -> bool:
+        return bool(set(self.devices.get("intermediate", [])) & set(self.devices.get("data", [])))
+
+    def to_dict(self) -> dict:
+        from dataclasses import asdict
+        return asdict(self)
+
+
+def _stage_bytes(stages: list[dict], start_ms: float, end_ms: float) -> tuple[dict, int]:
+    """The logical bytes and tasks of the stages that overlap [start, end)."""
+    keys = ("input_bytes", "output_bytes", "shuffle_read_bytes", "shuffle_write_bytes", "disk_spill_bytes")
+    out = dict.fromkeys(keys, 0.0)
+    tasks = 0
+    for s in stages:
+        if min(end_ms, s["completed_ms"]) - max(start_ms, s["submitted_ms"]) > 0:
+            for k in keys:
+                out[k] += s.get(k, 0) or 0
+            tasks += s.get("tasks", 0) or 0
+    return out, tasks
+
+
+def profile_run(record: dict, storage_map: dict) -> RunProfile | None:
+    """The run's profile, or None when it has no samples (sampling off) or did not succeed."""
+    from ..analysis.cost import job_bytes
+
+    s = record.get("samples")
+    if record.get("status") != "ok" or not s or not s.get("t_ms"):
+        return None
+    labels = label_samples(s, record["details"].get("phases", []))
+    roles = device_roles(record, storage_map)
+    rows = io_profile(s, labels, roles)
+    cores = record["machine"]["cpu_cores"]
+    stages = record["details"].get("stages", [])
+    interval_ms = s["interval_s"] * 1000
+    devices = {role: sorted(d for d, r in roles.items() if role in r) for role in ROLES}
+    prof = RunProfile(record["run_key"], record["workload"], record.get("label", record["workload"]),
+                      record["config"], record["variant"], job_bytes(record), record["wall_s"], cores, devices)
+    for phase in dict.fromkeys(labels):
+        if phase == WRITEBACK:  # durable runs leave ~nothing there; the job's time is what is predicted
+            continue
+        idx = [i for i, lab in enumerate(labels) if lab == phase]
+        start = min((s["t_ms"][i - 1] if i else s["t_ms"][i] - interval_ms) for i in idx)
+        logical, tasks = _stage_bytes(stages, start, max(s["t_ms"][i] for i in idx))
+        mine = [r for r in rows if r["phase"] == phase]
+        seconds = mine[0]["seconds"] if mine else len(idx) * s["interval_s"]
+        cpu = (mine[0]["cpu_busy_pct"] if mine else 0.0) / 100 * cores * seconds
+        moved = dict.fromkeys(KEYS, 0.0)
+        ios = dict.fromkeys(KEYS, 0.0)
+        busy = dict.fromkeys(ROLES, 0.0)
+        writes_data = _share(logical["output_bytes"], logical["shuffle_write_bytes"] + logical["disk_spill_bytes"])
+        reads_data = _share(logical["input_bytes"], logical["shuffle_read_bytes"])
+        for r in mine:
+            held = [role for role in ROLES if role in r["roles"]]
+            if not held:
+                continue  # a device of no role of this configuration (the system disk)
+            for rw, share in (("read", reads_data), ("write", writes_data)):
+                split = {"data": share, "intermediate": 1 - share} if len(held) == 2 else {held[0]: 1.0}
+                for role, part in split.items():
+                    moved[f"{role}.{rw}"] += r[f"{rw}_mb"] * MiB * part
+                    ios[f"{role}.{rw}"] += r[f"{rw}_ios"] * part
+            for role in held:
+                busy[role] = max(busy[role], r["util_pct"] / 100 * seconds)
+        io_kib = {k: moved[k] / ios[k] / 1024 if ios[k] else 0.0 for k in KEYS}
+        prof.phases.append(PhaseProfile(phase, seconds, cpu, tasks, moved, io_kib, busy,
+                                        logical["shuffle_read_bytes"], logical["output_bytes"]))
+    return prof
+
+
+def _share(data: float, intermediate: float) -> float:
+    """The data's share of a device holding both roles (all of it when the stages say nothing)."""
+    total = data + intermediate
+    return data / total if total > 0 else 1.0
