@@ -16,8 +16,8 @@ from ..errors import SpecError
 from ..units import MB, parse_size
 
 FIGURES = ("read_mb_s", "write_mb_s", "read_iops", "write_iops")
-TOP_KEYS = ("name", "source", "nodes", "cores", "memory", "network_gbps", "replication", "erasure", "data",
-            "intermediate")
+TOP_KEYS = ("name", "source", "nodes", "cores", "memory", "network_gbps", "replication", "erasure", "price_usd",
+            "data", "intermediate")
 DRIVE_KEYS = ("drive", "count") + FIGURES
 ERASURE = re.compile(r"^\s*([0-9]+)\s*\+\s*([0-9]+)\s*$")
 
@@ -83,6 +83,7 @@ class Hardware:
     intermediate: DriveSet   # per node: shuffle and spill
     source: str = ""
     intermediate_on_data: bool = False  # no drives of its own: shuffle and spill share the data drives' speed
+    price_usd: float | None = None  # the whole cluster's, for $/job (tierbench predict's cost columns)
 
     def with_nodes(self, nodes: int) -> "Hardware":
         if nodes < 1:
@@ -130,8 +131,9 @@ def hardware_from_dict(raw: dict, src: str = "<hardware>") -> Hardware:
     data = _drive_set(src, "data", _required(src, raw, "data", "the drives that hold the data on each node, "
                                              "a table such as [data] drive = \"hdd-7200\" count = 2"))
     intermediate = _drive_set(src, "intermediate", raw["intermediate"]) if "intermediate" in raw else data
+    price = _positive(src, "price_usd", raw["price_usd"]) if "price_usd" in raw else None
     return Hardware(name, nodes, cores, memory, network_gbps, _write_copies(src, raw), data, intermediate, source,
-                    intermediate_on_data="intermediate" not in raw)
+                    intermediate_on_data="intermediate" not in raw, price_usd=price)
 
 
 def _drive_set(src: str, where: str, raw) -> DriveSet:

@@ -11,6 +11,8 @@ from .hardware import Drive
 from .predict import Machine, Pool
 from .profile import ROLES, RunProfile, profile_run
 
+MiB = 1 << 20
+
 
 def emulated_drive(dev: dict) -> Drive:
     """An emulated device as the throttle holds it: IOPS never below what a sequential stream needs (the
@@ -20,10 +22,13 @@ def emulated_drive(dev: dict) -> Drive:
                  max(p["write_iops"], 4 * p["write_mb_s"]), p.get("source", "emulated"))
 
 
-def probed_drive(name: str, fio: dict) -> Drive | None:
-    """A drive from `tierbench probe`'s fio figures for one directory (sequential MB/s, random 4K IOPS)."""
+def probed_drive(dev: str, entry: dict) -> Drive | None:
+    """A drive from `tierbench probe`'s fio figures for one device: sequential 1 MiB write and read, and random
+    64 KiB reads' IOPS for both reads and writes (probe measures no random writes)."""
+    t = entry.get("tests", {})
     try:
-        return Drive(name, fio["seq_read_mb_s"], fio["seq_write_mb_s"], fio["rand_read_iops"], fio["rand_write_iops"],
+        w, r, rr = t["seq_write"], t["seq_read"], t["rand_read_64k"]
+        return Drive(dev, r["mb_s"] * MiB / 1e6, w["mb_s"] * MiB / 1e6, rr["iops"], rr["iops"],
                      "tierbench probe (fio) on the measured machine")
     except (KeyError, TypeError):
         return None
@@ -33,7 +38,7 @@ def config_machine(record: dict, study: dict) -> Machine | None:
     """The machine a configuration's runs ran on, when every device of its dirs has known figures."""
     dirs = study.get("storage_map", {}).get("dirs", {})
     emulated = study.get("emulated") or {}
-    probe = (study.get("probe") or {}).get("dirs", {})
+    probe = study.get("probe") or {}
     per_device: dict[str, dict[str, float]] = {}  # device -> role -> share of the role's dirs
     drives: dict[str, Drive] = {}
     for role in ROLES:
@@ -46,8 +51,8 @@ def config_machine(record: dict, study: dict) -> Machine | None:
             per_device[dev][role] += 1 / len(paths)
             if dev in emulated:
                 drives[dev] = emulated_drive(emulated[dev])
-            elif path in probe and probed_drive(dev, probe[path]):
-                drives[dev] = probed_drive(dev, probe[path])
+            elif dev in probe and probed_drive(dev, probe[dev]):
+                drives[dev] = probed_drive(dev, probe[dev])
             else:
                 return None
     # identical drives with the same roles are one pool (a JBOD): its tasks spread over them

@@ -129,27 +129,32 @@ class Model:
     machines: dict[str, Machine]
     overheads: dict = field(default_factory=dict)  # label -> (a, b): overhead = a + b * size
     calibrated_on: dict = field(default_factory=dict)  # label -> [config]
+    calibration_sizes: dict = field(default_factory=dict)  # label -> [bytes]
 
     def labels(self) -> list[str]:
-        return list(dict.fromkeys(p.label for p in self.profiles))
+        return list(dict.fromkeys(p.job for p in self.profiles))
 
-    def calibrate(self, configs: list[str] | None = None) -> "Model":
+    def calibrate(self, configs: list[str] | None = None, smaller_than: float | None = None) -> "Model":
         """Fit each workload's overhead on the runs of `configs` (default: every configuration whose machine is
-        known)."""
+        known), and only on runs below `smaller_than` bytes when given (to predict a size from smaller ones)."""
         use = [c for c in (configs or self.machines) if c in self.machines]
+        fits = lambda p: p.config in use and (smaller_than is None or p.size_bytes < 0.95 * smaller_than)
         self.overheads, self.calibrated_on = {}, {}
         for label in self.labels():
             pts = [(p.size_bytes, p.wall_s - modelled_seconds(p, self.machines[p.config])[0])
-                   for p in self.profiles if p.label == label and p.config in use]
+                   for p in self.profiles if p.job == label and fits(p)]
             if pts:
                 self.overheads[label] = _line(pts)
-                self.calibrated_on[label] = sorted({p.config for p in self.profiles if p.label == label and p.config in use})
+                self.calibrated_on[label] = sorted({p.config for p in self.profiles if p.job == label and fits(p)})
+                self.calibration_sizes[label] = sorted({p.size_bytes for p in self.profiles if p.job == label and fits(p)})
         return self
 
     def base_profiles(self, label: str) -> list[RunProfile]:
         """The profiles predictions start from: the runs at the largest calibration size (each one predicts,
         the median is the prediction: one run's noise does not decide it)."""
-        runs = [p for p in self.profiles if p.label == label and p.config in self.calibrated_on.get(label, [])]
+        sizes = self.calibration_sizes.get(label, [])
+        runs = [p for p in self.profiles if p.job == label and p.config in self.calibrated_on.get(label, [])
+                and any(abs(p.size_bytes - x) <= 0.01 * x for x in sizes)]
         if not runs:
             raise KeyError(label)
         top = max(p.size_bytes for p in runs)
@@ -168,7 +173,7 @@ class Model:
         if len(each) % 2 == 0:
             seconds = statistics.median(e[0] for e in each)
         measured = [p.wall_s for p in self.profiles
-                    if p.label == label and p.config == m.name and abs(p.size_bytes - size) <= 0.05 * size]
+                    if p.job == label and p.config == m.name and abs(p.size_bytes - size) <= 0.05 * size]
         return Prediction(label, m.name, m.nodes, size, seconds, overhead, rows, run_key, self.calibrated_on[label],
                           statistics.median(measured) if measured else None)
 

@@ -52,6 +52,12 @@ class RunProfile:
     phases: list[PhaseProfile] = field(default_factory=list)
 
     @property
+    def job(self) -> str:
+        """The workload as the engine variant ran it: its label, and the variant's engine when a sweep made
+        more than one (their demands differ: compression, split sizes)."""
+        return f"{self.label}@{self.variant.split('@', 1)[1]}" if "@" in self.variant else self.label
+
+    @property
     def intermediate_on_data(self) -> bool:
         return bool(set(self.devices.get("intermediate", [])) & set(self.devices.get("data", [])))
 

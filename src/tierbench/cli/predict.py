@@ -1,0 +1,102 @@
+"""tierbench predict: a study's measured runs -> runtimes and $/job on hardware you don't own, at the size you care about."""
+
+import argparse
+import json
+
+from ..errors import UserError
+from ..units import format_size, parse_size
+
+
+def add_parser(subparsers):
+    c = subparsers.add_parser(
+        "predict", help="predict runtimes and $/job on hardware you don't own, at the size you care about",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="From a study's stored runs: each run's profile (per phase: bytes per data role, request sizes, "
+                    "CPU, tasks), a bottleneck model (a phase takes its slowest resource's time -- CPU, each pool of "
+                    "drives, network -- with waves of tasks), calibrated on the configurations whose devices have "
+                    "known speeds (emulated, or probed with fio). It first reproduces what was measured (each "
+                    "configuration from the others; the largest size from smaller ones: the error estimate), then "
+                    "predicts each job on each --hardware. The result is printed, stored in the study (the report "
+                    "shows it) and, with --json, printed as JSON. docs/model.md has the model and where it fails; "
+                    "docs/hardware.md the hardware description.",
+        epilog="examples:\n"
+               "  tierbench predict tierbench-results/quickstart --hardware examples/hardware/sandisk-all-ssd.toml\n"
+               "  tierbench predict RESULTS --hardware hdd.toml --hardware ssd.toml --size 1TB --nodes 8\n"
+               "  tierbench predict RESULTS --hardware ssd.toml --calibrate ssd --json > predictions.json\n"
+               "  tierbench predict --drives                      the catalog of typical drives, with sources")
+    c.add_argument("results", nargs="?", help="a study's results directory (tierbench run --out)")
+    c.add_argument("--hardware", action="append", default=[], metavar="HW.toml",
+                   help="a hardware description (repeat for several; docs/hardware.md, examples/hardware/)")
+    c.add_argument("--size", help="the data size to predict for, e.g. 1TB (default: the largest measured)")
+    c.add_argument("--nodes", type=int, help="override the hardware's node count")
+    c.add_argument("--calibrate", help="calibrate on these configurations only (comma-separated; default: every "
+                                       "configuration whose devices have known speeds)")
+    c.add_argument("--years", type=float, default=3, help="period for $/job (default: 3, as the studies)")
+    c.add_argument("--json", action="store_true", help="print the result as JSON")
+    c.add_argument("--drives", action="store_true", help="list the catalog of typical drives and exit")
+    return c
+
+
+def run(args) -> int:
+    from ..model.hardware import catalog, load_hardware
+    from ..model.whatif import predict
+
+    if args.drives:
+        for name, d in catalog().items():
+            print(f"{name:16s} read {d.read_mb_s:>6,.0f} MB/s {d.read_iops:>9,.0f} IOPS   write {d.write_mb_s:>6,.0f} MB/s "
+                  f"{d.write_iops:>9,.0f} IOPS   {d.source}")
+        return 0
+    if not args.results or not args.hardware:
+        raise UserError("predict: give a results directory and at least one --hardware HW.toml "
+                        "(examples/hardware/ has the SanDisk 2014 cluster; tierbench predict --help)")
+    if args.nodes is not None and args.nodes < 1:
+        raise UserError(f"--nodes {args.nodes}: give a whole number of worker nodes, at least 1")
+    size = parse_size(args.size) if args.size else None
+    if size is not None and size <= 0:
+        raise UserError(f"--size {args.size}: give a positive size such as 1TB")
+    hardware = [load_hardware(h) for h in args.hardware]
+    out = predict(args.results, hardware, size, args.nodes,
+                  [c.strip() for c in args.calibrate.split(",")] if args.calibrate else None, args.years)
+    from ..store import ResultsDir
+    ResultsDir(args.results).update_study(predictions=out)
+    if args.json:
+        print(json.dumps(out, indent=2))
+        return 0
+    for line in text_lines(out):
+        print(line)
+    return 0
+
+
+def _pct(x) -> str:
+    return "n/a" if x is None else f"{x:+.0%}"
+
+
+def text_lines(out: dict) -> list[str]:
+    v = out["validation"]
+    lines = [f"calibrated on: {', '.join(out['calibrated_on'])}"
+             + (f"; devices of unknown speed (not used): {', '.join(out['unknown_devices'])}" if out["unknown_devices"] else "")]
+    if v["hardware"]:
+        lines.append(f"reproducing the measured configurations (each from the others): median |error| "
+                     f"{v['hardware_median_abs_error']:.0%} over {len(v['hardware'])} jobs x configurations")
+        for r in v["hardware"]:
+            lines.append(f"  {r['job']:<24} {r['config']:<14} predicted {r['predicted_s']:8.1f} s  measured "
+                         f"{r['measured_s']:8.1f} s  {_pct(r['error'])}")
+    else:
+        lines.append("no error estimate across hardware: one configuration has devices of known speed (measure a "
+                     "second one, e.g. on an emulated HDD, to get one)")
+    if v["size"]:
+        lines.append(f"reproducing the largest size from the smaller ones: median |error| {v['size_median_abs_error']:.0%}")
+        for r in v["size"]:
+            lines.append(f"  {r['job']:<24} {r['config']:<14} {format_size(r['size_bytes']):>8}: predicted "
+                         f"{r['predicted_s']:8.1f} s  measured {r['measured_s']:8.1f} s  {_pct(r['error'])}")
+    lines.append("")
+    jw = max([len(r["job"]) for r in out["predictions"]] + [3])
+    hw = max([len(r["hardware"]) for r in out["predictions"]] + [8])
+    lines.append(f"{'job':<{jw}} {'hardware':<{hw}} {'nodes':>5} {'size':>8} {'predicted':>11} {'MB/s':>8} "
+                 f"{'jobs/day':>9} {'$/job':>8}  bottleneck (phase: resource)")
+    for r in out["predictions"]:
+        cost = (f"{r['jobs_per_day']:9.1f} {r['usd_per_job']:8.2f}" if "usd_per_job" in r else f"{'-':>9} {'-':>8}")
+        lines.append(f"{r['job']:<{jw}} {r['hardware']:<{hw}} {r['nodes']:>5} {format_size(r['size_bytes']):>8} "
+                     f"{r['seconds']:9.1f} s {r['mb_s'] or 0:8.1f} {cost}  {r['bottleneck']}")
+    lines.append(f"($/job: hardware price over {out['years']:g} years of back-to-back jobs; assumptions: docs/model.md)")
+    return lines

@@ -1,0 +1,117 @@
+"""`tierbench predict`: a study's measured runs -> predictions for hardware descriptions, with how far to trust them.
+
+1. Profiles of the study's runs, and the machines of the configurations whose devices are known (emulated, or
+   probed with fio).
+2. The model reproduces what was measured first: each configuration is predicted from the others' calibration
+   (leave one configuration out), and when a job ran at more than one size, its largest size from the smaller
+   ones. The median absolute error of those is the prediction's error estimate.
+3. Calibrated on every known configuration, it predicts each job on each hardware description, at the size and
+   node count asked for; with the hardware's price, jobs/day and $/job over the cost period.
+"""
+
+import statistics
+from pathlib import Path
+
+from ..analysis.cost import cost_per_job
+from ..errors import UserError
+from .hardware import Hardware
+from .measured import load
+from .predict import Model, machine_of
+
+ASSUMPTIONS = [
+    "each resource's time is its demand over its speed, and a phase takes its slowest resource's time, plus the "
+    "others' divided by its waves of tasks",
+    "demands (bytes per role, CPU core-seconds, tasks) grow in proportion to the data; request sizes stay as measured",
+    "a core of the target does what a core of the measured machine did",
+    "a drive's speed at a request size is min(sequential MB/s, IOPS x size); a node keeps no more drives busy "
+    "than it runs tasks at once",
+    "what no resource explains (task start, scheduling, the driver) is calibrated on the measured runs",
+]
+
+
+def _median_abs(rows: list[dict]) -> float | None:
+    errs = [abs(r["error"]) for r in rows if r.get("error") is not None]
+    return statistics.median(errs) if errs else None
+
+
+def validate(model: Model) -> dict:
+    """The model against what was measured: each known configuration predicted from the others, and each job's
+    largest size from its smaller ones."""
+    configs = list(model.machines)
+    hardware_rows = []
+    if len(configs) >= 2:
+        for held_out in configs:
+            m = Model(model.profiles, model.machines).calibrate([c for c in configs if c != held_out])
+            for job in m.labels():
+                if job not in m.overheads:
+                    continue
+                p = m.predict(job, model.machines[held_out])
+                if p.measured_s:
+                    hardware_rows.append({"job": job, "config": held_out, "from": m.calibrated_on[job],
+                                          "predicted_s": p.seconds, "measured_s": p.measured_s,
+                                          "error": p.seconds / p.measured_s - 1})
+    size_rows = []
+    full = Model(model.profiles, model.machines).calibrate(configs)
+    for job in full.labels():
+        sizes = sorted({round(p.size_bytes) for p in model.profiles if p.job == job and p.config in configs})
+        if len(sizes) < 2 or sizes[-1] < 1.5 * sizes[0]:
+            continue
+        m = Model(model.profiles, model.machines).calibrate(configs, smaller_than=sizes[-1])
+        for config in sorted({p.config for p in model.profiles if p.job == job and p.config in configs}):
+            p = m.predict(job, model.machines[config], sizes[-1])
+            if p.measured_s:
+                size_rows.append({"job": job, "config": config, "from_sizes": m.calibration_sizes[job],
+                                  "size_bytes": sizes[-1], "predicted_s": p.seconds, "measured_s": p.measured_s,
+                                  "error": p.seconds / p.measured_s - 1})
+    return {"hardware": hardware_rows, "hardware_median_abs_error": _median_abs(hardware_rows),
+            "size": size_rows, "size_median_abs_error": _median_abs(size_rows)}
+
+
+def study_model(results: str | Path, calibrate: list[str] | None = None) -> tuple[Model, dict, list[str]]:
+    """The calibrated model of a results directory, its study.json, and the configurations left out (unknown
+    devices)."""
+    profiles, machines, study = load(results)
+    if not profiles:
+        raise UserError(f"{results}: no successful run with samples to profile (sampling must be on: [sampling] "
+                        "enabled = true, the default)")
+    unknown = sorted({p.config for p in profiles} - set(machines))
+    if calibrate:
+        bad = [c for c in calibrate if c not in machines]
+        if bad:
+            raise UserError(f"--calibrate {','.join(bad)}: not a configuration of {results} with devices of known "
+                            f"speed; these are: {', '.join(machines) or 'none'}")
+        machines = {c: machines[c] for c in calibrate}
+    if not machines:
+        raise UserError(f"{results}: no configuration's devices have known speeds, so nothing calibrates the model: "
+                        "run the study on emulated devices (data = {{ emulate = \"sata-ssd\" }}) or measure its "
+                        "devices with `tierbench probe SPEC --out RESULTS` first")
+    return Model(profiles, machines).calibrate(), study, unknown
+
+
+def predict(results: str | Path, hardware: list[Hardware], size_bytes: float | None = None, nodes: int | None = None,
+            calibrate: list[str] | None = None, years: float = 3.0) -> dict:
+    model, study, unknown = study_model(results, calibrate)
+    rows = []
+    for hw in hardware:
+        hw = hw.with_nodes(nodes) if nodes else hw
+        m = machine_of(hw)
+        for job in model.labels():
+            if job not in model.overheads:
+                continue
+            p = model.predict(job, m, size_bytes)
+            worst = max(p.phases, key=lambda r: r["seconds"])
+            row = {"job": job, "hardware": hw.name, "nodes": hw.nodes, "size_bytes": p.size_bytes,
+                   "seconds": p.seconds, "overhead_s": p.overhead_s, "bottleneck": f"{worst['phase']}: {worst['bottleneck']}",
+                   "phases": p.phases, "profile_of": p.profile_of, "calibrated_on": p.calibrated_on,
+                   "mb_s": p.size_bytes / 1e6 / p.seconds if p.seconds else None}
+            if hw.price_usd:
+                c = cost_per_job(p.seconds, hw.price_usd, years)
+                row.update(price_usd=hw.price_usd, jobs_per_day=c.jobs_per_day, usd_per_job=c.usd_per_job)
+            rows.append(row)
+    return {"results": str(results), "hardware": [{"name": h.name, "nodes": nodes or h.nodes, "cores": h.cores,
+                                                   "data": f"{h.data.count} x {h.data.drive.name}",
+                                                   "intermediate": "the data drives" if h.intermediate_on_data
+                                                   else f"{h.intermediate.count} x {h.intermediate.drive.name}",
+                                                   "write_copies": h.write_copies, "source": h.source} for h in hardware],
+            "calibrated_on": sorted(model.machines), "unknown_devices": unknown, "years": years,
+            "validation": validate(model), "predictions": rows, "assumptions": ASSUMPTIONS}
