@@ -23,7 +23,7 @@ examples:
   tierbench results tierbench-results/quick --format csv > runs.csv
   tierbench workloads                          what can run, with parameters and metrics
   tierbench probe study.toml                   measure the study's devices with fio (ceilings for the report)
-  tierbench predict tierbench-results/quick --hardware examples/hardware/sandisk-all-ssd.toml --size 1TB
+  tierbench predict tierbench-results/quick --hardware sandisk-all-ssd --size 1TB
                                                runtimes and $/job on hardware you don't own (what-if model)
   tierbench cost --runtime-s 11589 --price-usd 37561    $/job over 3 years, without running anything
   tierbench services up yarn                   an embedded YARN on 127.0.0.1 for the hadoop engine

@@ -20,13 +20,14 @@ def add_parser(subparsers):
                     "shows it) and, with --json, printed as JSON. docs/model.md has the model and where it fails; "
                     "docs/hardware.md the hardware description.",
         epilog="examples:\n"
-               "  tierbench predict tierbench-results/quickstart --hardware examples/hardware/sandisk-all-ssd.toml\n"
+               "  tierbench predict tierbench-results/quickstart --hardware sandisk-all-ssd\n"
                "  tierbench predict RESULTS --hardware hdd.toml --hardware ssd.toml --size 1TB --nodes 8\n"
                "  tierbench predict RESULTS --hardware ssd.toml --calibrate ssd --json > predictions.json\n"
                "  tierbench predict --drives                      the catalog of typical drives, with sources")
     c.add_argument("results", nargs="?", help="a study's results directory (tierbench run --out)")
     c.add_argument("--hardware", action="append", default=[], metavar="HW.toml",
-                   help="a hardware description (repeat for several; docs/hardware.md, examples/hardware/)")
+                   help="a hardware description: a TOML file (docs/hardware.md), or the name of one shipped with tierbench "
+                        "(sandisk-all-hdd, sandisk-all-ssd, sandisk-hybrid: the SanDisk 2014 cluster); repeat for several")
     c.add_argument("--size", help="the data size to predict for, e.g. 1TB (default: the largest measured)")
     c.add_argument("--nodes", type=int, help="override the hardware's node count")
     c.add_argument("--calibrate", help="calibrate on these configurations only (comma-separated; default: every "
@@ -48,7 +49,7 @@ def run(args) -> int:
         return 0
     if not args.results or not args.hardware:
         raise UserError("predict: give a results directory and at least one --hardware HW.toml "
-                        "(examples/hardware/ has the SanDisk 2014 cluster; tierbench predict --help)")
+                        "(or a shipped one: sandisk-all-hdd, sandisk-all-ssd, sandisk-hybrid; tierbench predict --help)")
     if args.nodes is not None and args.nodes < 1:
         raise UserError(f"--nodes {args.nodes}: give a whole number of worker nodes, at least 1")
     size = parse_size(args.size) if args.size else None

@@ -95,13 +95,23 @@ class Hardware:
         return self.network_gbps * 1000 / 8
 
 
+def shipped() -> dict[str, str]:
+    """The hardware descriptions shipped in the package (clusters/*.toml): name -> TOML text."""
+    return {f.name.removesuffix(".toml"): f.read_text() for f in resources.files(__package__).joinpath("clusters").iterdir()
+            if f.name.endswith(".toml")}
+
+
 def load_hardware(path: str | Path) -> Hardware:
+    """A hardware description from a file, or by the name of one shipped with tierbench (`sandisk-all-ssd`)."""
     p = Path(path)
+    if not p.exists() and str(path) in shipped():
+        return hardware_from_dict(tomllib.loads(shipped()[str(path)]), str(path))
     if p.is_dir():
-        raise SpecError(str(path), "", "is a directory, not a hardware description: give its .toml file "
-                        "(examples/hardware/ has some)")
+        raise SpecError(str(path), "", "is a directory, not a hardware description: give its .toml file, or the name "
+                        f"of one shipped with tierbench: {', '.join(sorted(shipped()))}")
     if not p.is_file():
-        raise SpecError(str(path), "", "no such hardware description file")
+        raise SpecError(str(path), "", "no such hardware description file, nor one shipped with tierbench: "
+                        f"{', '.join(sorted(shipped()))}")
     try:
         raw = tomllib.loads(p.read_text())
     except tomllib.TOMLDecodeError as e:

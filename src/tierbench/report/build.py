@@ -217,9 +217,44 @@ def build_report(study: dict, records: list[dict], now: datetime | None = None) 
                               "'Every run'.", muted=True),
                     Table(PROBE_HEAD, _probe_rows(study)))
         sections.append(sec)
+    if study.get("predictions"):
+        sections.append(_whatif_section(study["predictions"]))
     sections.append(Section("Environment", 2, [Table(["", ""], _environment(study, runs))]))
     sections.append(Section("Every run", 2, [Table(RUN_HEAD, _run_rows(runs, obs))]))
     return Report(title, subtitle, sections)
+
+
+WHATIF_HEAD = ["job", "hardware", "nodes", "size", "predicted s", "MB/s", "jobs/day", "$/job", "bottleneck (phase: resource)"]
+WHATIF_CHECK_HEAD = ["job", "configuration", "predicted from", "predicted s", "measured s (median)", "error"]
+
+
+def _whatif_section(p: dict) -> Section:
+    """What `tierbench predict` stored: the predictions, and how well the model reproduced what was measured."""
+    v = p["validation"]
+    hw = "; ".join(f"{h['name']}: {h['nodes']} nodes x {h['cores']} cores, data on {h['data']}, intermediate on "
+                   f"{h['intermediate']}, {h['write_copies']:g} copies written" for h in p["hardware"])
+    err = v.get("hardware_median_abs_error")
+    trust = (f"Reproducing each measured configuration from the others, the model's median error was {err:.0%} "
+             f"({len(v['hardware'])} jobs x configurations)." if err is not None else
+             "Only one configuration had devices of known speed: there is no error estimate across hardware.")
+    if v.get("size_median_abs_error") is not None:
+        trust += f" Predicting the largest measured size from the smaller ones: median error {v['size_median_abs_error']:.0%}."
+    sec = Section("What-if: predicted on other hardware", 2, [
+        Paragraph(f"From `tierbench predict`, calibrated on {', '.join(p['calibrated_on'])}. Hardware: {hw}. {trust} "
+                  "Each phase takes its slowest resource's time (CPU, each pool of drives, network), plus the others' "
+                  "divided by its waves of tasks; demands grow in proportion to the data (docs/model.md).", muted=True),
+        Table(WHATIF_HEAD, [[r["job"], r["hardware"], str(r["nodes"]), format_size(r["size_bytes"]), _fmt(r["seconds"]),
+                             _fmt(r["mb_s"]) if r.get("mb_s") else "-",
+                             _fmt(r["jobs_per_day"]) if "jobs_per_day" in r else "-",
+                             _usd(r["usd_per_job"]) if "usd_per_job" in r else "-", r["bottleneck"]]
+                            for r in p["predictions"]])])
+    checks = [[r["job"], r["config"], ", ".join(r["from"]), _fmt(r["predicted_s"]), _fmt(r["measured_s"]), f"{r['error']:+.0%}"]
+              for r in v["hardware"]]
+    checks += [[r["job"], r["config"], "sizes " + ", ".join(format_size(x) for x in r["from_sizes"]) + f" -> {format_size(r['size_bytes'])}",
+                _fmt(r["predicted_s"]), _fmt(r["measured_s"]), f"{r['error']:+.0%}"] for r in v["size"]]
+    if checks:
+        sec.add(Section("How the model reproduced the measured runs", 3, [Table(WHATIF_CHECK_HEAD, checks)]))
+    return sec
 
 
 QUERY_HEAD = ["variant", "sql workload", "query", "median s", "rows", "checked against DuckDB"]
