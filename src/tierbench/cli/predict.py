@@ -34,6 +34,10 @@ def add_parser(subparsers):
                                        "configuration whose devices have known speeds)")
     c.add_argument("--years", type=float, default=3, help="period for $/job (default: 3, as the studies)")
     c.add_argument("--json", action="store_true", help="print the result as JSON")
+    c.add_argument("--published", action="store_true",
+                   help="also predict the SanDisk 2014 studies' HDD/SSD runtime ratios at their sizes (1 TB) on their "
+                        "cluster, beside the ratios the papers measured (the study must have the workloads: "
+                        "dfsio-write, dfsio-read, teragen, terasort)")
     c.add_argument("--drives", action="store_true", help="list the catalog of typical drives and exit")
     return c
 
@@ -47,17 +51,21 @@ def run(args) -> int:
             print(f"{name:16s} read {d.read_mb_s:>6,.0f} MB/s {d.read_iops:>9,.0f} IOPS   write {d.write_mb_s:>6,.0f} MB/s "
                   f"{d.write_iops:>9,.0f} IOPS   {d.source}")
         return 0
-    if not args.results or not args.hardware:
+    if not args.results or not (args.hardware or args.published):
         raise UserError("predict: give a results directory and at least one --hardware HW.toml "
                         "(or a shipped one: sandisk-all-hdd, sandisk-all-ssd, sandisk-hybrid; tierbench predict --help)")
     if args.nodes is not None and args.nodes < 1:
         raise UserError(f"--nodes {args.nodes}: give a whole number of worker nodes, at least 1")
-    size = parse_size(args.size) if args.size else None
+    try:
+        size = parse_size(args.size) if args.size else None
+    except ValueError as e:
+        raise UserError(f"--size: {e}") from None
     if size is not None and size <= 0:
         raise UserError(f"--size {args.size}: give a positive size such as 1TB")
     hardware = [load_hardware(h) for h in args.hardware]
     out = predict(args.results, hardware, size, args.nodes,
-                  [c.strip() for c in args.calibrate.split(",")] if args.calibrate else None, args.years)
+                  [c.strip() for c in args.calibrate.split(",")] if args.calibrate else None, args.years,
+                  published=args.published)
     from ..store import ResultsDir
     ResultsDir(args.results).update_study(predictions=out)
     if args.json:
@@ -90,6 +98,8 @@ def text_lines(out: dict) -> list[str]:
         for r in v["size"]:
             lines.append(f"  {r['job']:<24} {r['config']:<14} {format_size(r['size_bytes']):>8}: predicted "
                          f"{r['predicted_s']:8.1f} s  measured {r['measured_s']:8.1f} s  {_pct(r['error'])}")
+    if not out["predictions"]:
+        return lines + _published_lines(out)
     lines.append("")
     jw = max([len(r["job"]) for r in out["predictions"]] + [3])
     hw = max([len(r["hardware"]) for r in out["predictions"]] + [8])
@@ -100,4 +110,19 @@ def text_lines(out: dict) -> list[str]:
         lines.append(f"{r['job']:<{jw}} {r['hardware']:<{hw}} {r['nodes']:>5} {format_size(r['size_bytes']):>8} "
                      f"{r['seconds']:9.1f} s {r['mb_s'] or 0:8.1f} {cost}  {r['bottleneck']}")
     lines.append(f"($/job: hardware price over {out['years']:g} years of back-to-back jobs; assumptions: docs/model.md)")
+    return lines + _published_lines(out)
+
+
+def _published_lines(out: dict) -> list[str]:
+    lines = []
+    if "published" in out:
+        lines.append("")
+        lines.append("the published studies (their cluster, their sizes): runtime ratios, predicted from this study's runs")
+        if not out["published"]:
+            lines.append("  none: the study has none of dfsio-read, dfsio-write, teragen, terasort")
+        for r in out["published"]:
+            lines.append(f"  {r['study']:<24} {r['workload']:<12} {r['compared']:<36} published {r['published_ratio']:5.2f}"
+                         f"  predicted {r['predicted_ratio']:5.2f}  ({r['predicted_s'][0]:,.0f} s / {r['predicted_s'][1]:,.0f} s; "
+                         f"published {r['published_s'][0]:,g} s / {r['published_s'][1]:,g} s)")
+    return lines
     return lines

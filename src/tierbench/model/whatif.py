@@ -89,10 +89,11 @@ def study_model(results: str | Path, calibrate: list[str] | None = None) -> tupl
 
 
 def predict(results: str | Path, hardware: list[Hardware], size_bytes: float | None = None, nodes: int | None = None,
-            calibrate: list[str] | None = None, years: float = 3.0) -> dict:
+            calibrate: list[str] | None = None, years: float = 3.0, published: bool = False) -> dict:
     model, study, unknown = study_model(results, calibrate)
     rows = []
     for hw in hardware:
+        price = hw.price_usd * (nodes or hw.nodes) / hw.nodes if hw.price_usd else None  # the price grows with the nodes
         hw = hw.with_nodes(nodes) if nodes else hw
         m = machine_of(hw)
         for job in model.labels():
@@ -104,11 +105,15 @@ def predict(results: str | Path, hardware: list[Hardware], size_bytes: float | N
                    "seconds": p.seconds, "overhead_s": p.overhead_s, "bottleneck": f"{worst['phase']}: {worst['bottleneck']}",
                    "phases": p.phases, "profile_of": p.profile_of, "calibrated_on": p.calibrated_on,
                    "mb_s": p.size_bytes / 1e6 / p.seconds if p.seconds else None}
-            if hw.price_usd:
-                c = cost_per_job(p.seconds, hw.price_usd, years)
-                row.update(price_usd=hw.price_usd, jobs_per_day=c.jobs_per_day, usd_per_job=c.usd_per_job)
+            if price:
+                c = cost_per_job(p.seconds, price, years)
+                row.update(price_usd=price, jobs_per_day=c.jobs_per_day, usd_per_job=c.usd_per_job)
             rows.append(row)
-    return {"results": str(results), "hardware": [{"name": h.name, "nodes": nodes or h.nodes, "cores": h.cores,
+    extra = {}
+    if published:
+        from .published import compare
+        extra["published"] = compare(model)
+    return extra | {"results": str(results), "hardware": [{"name": h.name, "nodes": nodes or h.nodes, "cores": h.cores,
                                                    "data": f"{h.data.count} x {h.data.drive.name}",
                                                    "intermediate": "the data drives" if h.intermediate_on_data
                                                    else f"{h.intermediate.count} x {h.intermediate.drive.name}",
