@@ -18,6 +18,8 @@ OPTIONS = {  # each verb and what its --help must mention
     "results": ["dir", "--format", "{json,csv}"],
     "workloads": [],
     "probe": ["spec", "--out", "--size"],
+    "predict": ["results", "--hardware", "--size", "--nodes", "--calibrate", "--published", "--json", "--drives",
+                "sandisk-all-ssd", "docs/model.md"],
     "services": ["{up,down,status}", "{yarn,spark,hdfs,s3}", "--datanodes", "--port", "--datanode-dirs", "--data-dir",
                  "--workers", "--worker-dirs", "--dir", "--conf-dir"],
     "emulate": ["{up,down,status}", "--profile", "--size", "--no-check", "--read-mb-s", "hdd", "sata-ssd", "nvme", "custom"],
