@@ -20,6 +20,7 @@ OPTIONS = {  # each verb and what its --help must mention
     "probe": ["spec", "--out", "--size"],
     "predict": ["results", "--hardware", "--size", "--nodes", "--calibrate", "--published", "--json", "--drives",
                 "sandisk-all-ssd", "docs/model.md"],
+    "advise": ["results", "--hardware", "--size", "--json", "split"],
     "services": ["{up,down,status}", "{yarn,spark,hdfs,s3}", "--datanodes", "--port", "--datanode-dirs", "--data-dir",
                  "--workers", "--worker-dirs", "--dir", "--conf-dir"],
     "emulate": ["{up,down,status}", "--profile", "--size", "--no-check", "--read-mb-s", "hdd", "sata-ssd", "nvme", "custom"],

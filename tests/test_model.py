@@ -192,3 +192,27 @@ def test_a_study_of_devices_of_unknown_speed_says_what_would_calibrate_it(tmp_pa
 def test_the_drive_catalog_is_listed_with_sources():
     out = tierbench("predict", "--drives")
     assert out.returncode == 0 and "hdd-7200" in out.stdout and "Exos" in out.stdout
+
+
+# -- advise ------------------------------------------------------------------------------------------------
+
+def test_the_split_that_loads_each_drive_by_its_speed_is_the_cloudera_studys():
+    from tierbench.model.advise import split_dirs
+
+    # Cloudera 2014: a PCIe SSD of ~1.3 GB/s beside 6 HDDs of ~120 MB/s; the study found 10 local dirs best
+    k, share = split_dirs(1300, 120, 6)
+    assert k in (10, 11) and share == pytest.approx(1300 / (1300 + 720))
+    assert split_dirs(100, 100, 1)[0] == 1  # equal drives: one dir each
+
+
+def test_advice_names_the_shuffle_heavy_job_and_sizes_the_ssd(results):
+    out = tierbench("advise", results, "--size", "1TB", "--json")
+    assert out.returncode == 0, out.stderr
+    items = {a["topic"]: a for a in json.loads(out.stdout)}
+    assert {"data tier", "intermediate tier", "split the SSD", "intermediate SSD size"} <= set(items)
+    inter = items["intermediate tier"]
+    assert "terasort" in inter["advice"] and "teragen" not in inter["advice"]  # only the job that shuffles
+    assert any(n.startswith("terasort:") for n in items["intermediate SSD size"]["numbers"])
+    assert "per node" in items["intermediate SSD size"]["advice"]
+    text = tierbench("advise", results)
+    assert text.returncode == 0 and "split the SSD: " in text.stdout

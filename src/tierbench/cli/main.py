@@ -10,9 +10,9 @@ import sys
 
 from .. import __version__
 from ..errors import UserError
-from . import cost, emulate, predict, probe, quickstart, report, results, run, services, workloads
+from . import advise, cost, emulate, predict, probe, quickstart, report, results, run, services, workloads
 
-VERBS = (run, quickstart, report, results, workloads, probe, predict, services, emulate, cost)  # in the order --help lists them
+VERBS = (run, quickstart, report, results, workloads, probe, predict, advise, services, emulate, cost)  # in the order --help lists them
 
 EPILOG = """\
 examples:
@@ -25,6 +25,7 @@ examples:
   tierbench probe study.toml                   measure the study's devices with fio (ceilings for the report)
   tierbench predict tierbench-results/quick --hardware sandisk-all-ssd --size 1TB
                                                runtimes and $/job on hardware you don't own (what-if model)
+  tierbench advise tierbench-results/quick     which tier for data and shuffle, SSD split and size, with numbers
   tierbench cost --runtime-s 11589 --price-usd 37561    $/job over 3 years, without running anything
   tierbench services up yarn                   an embedded YARN on 127.0.0.1 for the hadoop engine
   tierbench emulate up hdd1 --profile hdd      an HDD-shaped device on this machine (root), for a study's dirs

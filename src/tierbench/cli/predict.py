@@ -23,8 +23,11 @@ def add_parser(subparsers):
                "  tierbench predict tierbench-results/quickstart --hardware sandisk-all-ssd\n"
                "  tierbench predict RESULTS --hardware hdd.toml --hardware ssd.toml --size 1TB --nodes 8\n"
                "  tierbench predict RESULTS --hardware ssd.toml --calibrate ssd --json > predictions.json\n"
+               "  tierbench predict sort-1GB sort-4GB sort-16GB --hardware sandisk-all-hdd --size 1TB\n"
                "  tierbench predict --drives                      the catalog of typical drives, with sources")
-    c.add_argument("results", nargs="?", help="a study's results directory (tierbench run --out)")
+    c.add_argument("results", nargs="*", help="a study's results directory (tierbench run --out), or several of one "
+                   "machine (e.g. the same study at different sizes: the model fits its overhead against the size); "
+                   "the predictions are stored in the first")
     c.add_argument("--hardware", action="append", default=[], metavar="HW.toml",
                    help="a hardware description: a TOML file (docs/hardware.md), or the name of one shipped with tierbench "
                         "(sandisk-all-hdd, sandisk-all-ssd, sandisk-hybrid: the SanDisk 2014 cluster); repeat for several")
@@ -67,7 +70,7 @@ def run(args) -> int:
                   [c.strip() for c in args.calibrate.split(",")] if args.calibrate else None, args.years,
                   published=args.published)
     from ..store import ResultsDir
-    ResultsDir(args.results).update_study(predictions=out)
+    ResultsDir(args.results[0]).update_study(predictions=out)
     if args.json:
         print(json.dumps(out, indent=2))
         return 0

@@ -67,17 +67,20 @@ def config_machine(record: dict, study: dict) -> Machine | None:
                    "the measured configuration")
 
 
-def load(results: str | Path) -> tuple[list[RunProfile], dict[str, Machine], dict]:
-    """(profiles of the ok runs with samples, configuration -> machine where known, study.json)."""
-    rd = ResultsDir(results)
-    study = rd.study()
-    records = rd.records()
-    storage_map = study.get("storage_map") or {}
-    profiles = [p for p in (profile_run(r, storage_map) for r in records) if p]
-    machines = {}
-    for r in records:
-        if r["config"] not in machines and r.get("status") == "ok":
-            m = config_machine(r, study)
-            if m:
-                machines[r["config"]] = m
-    return profiles, machines, study
+def load(results) -> tuple[list[RunProfile], dict[str, Machine], dict]:
+    """(profiles of the ok runs with samples, configuration -> machine where known, the first study.json), from one
+    results directory or several (studies of one machine at different sizes: a configuration's name is its
+    machine in all of them)."""
+    profiles, machines, first = [], {}, None
+    for path in ([results] if isinstance(results, (str, Path)) else results):
+        rd = ResultsDir(path)
+        study = rd.study()
+        first = first or study
+        records = rd.records()
+        profiles += [p for p in (profile_run(r, study.get("storage_map") or {}) for r in records) if p]
+        for r in records:
+            if r["config"] not in machines and r.get("status") == "ok":
+                m = config_machine(r, study)
+                if m:
+                    machines[r["config"]] = m
+    return profiles, machines, first

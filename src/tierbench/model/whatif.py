@@ -67,10 +67,12 @@ def validate(model: Model) -> dict:
             "size": size_rows, "size_median_abs_error": _median_abs(size_rows)}
 
 
-def study_model(results: str | Path, calibrate: list[str] | None = None) -> tuple[Model, dict, list[str]]:
-    """The calibrated model of a results directory, its study.json, and the configurations left out (unknown
-    devices)."""
+def study_model(results, calibrate: list[str] | None = None) -> tuple[Model, dict, list[str]]:
+    """The calibrated model of one results directory or several, the first one's study.json, and the
+    configurations left out (unknown devices)."""
+    results = [results] if isinstance(results, (str, Path)) else list(results)
     profiles, machines, study = load(results)
+    results = ", ".join(map(str, results))
     if not profiles:
         raise UserError(f"{results}: no successful run with samples to profile (sampling must be on: [sampling] "
                         "enabled = true, the default)")
@@ -88,7 +90,7 @@ def study_model(results: str | Path, calibrate: list[str] | None = None) -> tupl
     return Model(profiles, machines).calibrate(), study, unknown
 
 
-def predict(results: str | Path, hardware: list[Hardware], size_bytes: float | None = None, nodes: int | None = None,
+def predict(results, hardware: list[Hardware], size_bytes: float | None = None, nodes: int | None = None,
             calibrate: list[str] | None = None, years: float = 3.0, published: bool = False) -> dict:
     model, study, unknown = study_model(results, calibrate)
     rows = []
@@ -113,7 +115,7 @@ def predict(results: str | Path, hardware: list[Hardware], size_bytes: float | N
     if published:
         from .published import compare
         extra["published"] = compare(model)
-    return extra | {"results": str(results), "hardware": [{"name": h.name, "nodes": nodes or h.nodes, "cores": h.cores,
+    return extra | {"results": [str(r) for r in ([results] if isinstance(results, (str, Path)) else results)], "hardware": [{"name": h.name, "nodes": nodes or h.nodes, "cores": h.cores,
                                                    "data": f"{h.data.count} x {h.data.drive.name}",
                                                    "intermediate": "the data drives" if h.intermediate_on_data
                                                    else f"{h.intermediate.count} x {h.intermediate.drive.name}",
