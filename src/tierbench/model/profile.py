@@ -67,14 +67,17 @@ class RunProfile:
 
 
 def _stage_bytes(stages: list[dict], start_ms: float, end_ms: float) -> tuple[dict, int]:
-    """The logical bytes and tasks of the stages that overlap [start, end)."""
+    """The logical bytes of the stages that overlap [start, end), each in proportion to the part of it that
+    falls inside (a 1 s sample often straddles two stages of a short job), and their tasks."""
     keys = ("input_bytes", "output_bytes", "shuffle_read_bytes", "shuffle_write_bytes", "disk_spill_bytes")
     out = dict.fromkeys(keys, 0.0)
     tasks = 0
     for s in stages:
-        if min(end_ms, s["completed_ms"]) - max(start_ms, s["submitted_ms"]) > 0:
+        overlap = min(end_ms, s["completed_ms"]) - max(start_ms, s["submitted_ms"])
+        if overlap > 0:
+            part = overlap / max(1, s["completed_ms"] - s["submitted_ms"])
             for k in keys:
-                out[k] += s.get(k, 0) or 0
+                out[k] += (s.get(k, 0) or 0) * part
             tasks += s.get("tasks", 0) or 0
     return out, tasks
 
