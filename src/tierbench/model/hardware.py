@@ -13,6 +13,7 @@ from importlib import resources
 from pathlib import Path
 
 from ..errors import SpecError
+from ..tomlfile import read_toml
 from ..units import MB, parse_size
 
 FIGURES = ("read_mb_s", "write_mb_s", "read_iops", "write_iops")
@@ -106,20 +107,9 @@ def load_hardware(path: str | Path) -> Hardware:
     p = Path(path)
     if not p.exists() and str(path) in shipped():
         return hardware_from_dict(tomllib.loads(shipped()[str(path)]), str(path))
-    if p.is_dir():
-        raise SpecError(str(path), "", "is a directory, not a hardware description: give its .toml file, or the name "
-                        f"of one shipped with tierbench: {', '.join(sorted(shipped()))}")
-    if not p.is_file():
-        raise SpecError(str(path), "", "no such hardware description file, nor one shipped with tierbench: "
-                        f"{', '.join(sorted(shipped()))}")
-    try:
-        raw = tomllib.loads(p.read_text())
-    except tomllib.TOMLDecodeError as e:
-        raise SpecError(str(path), "", f"not valid TOML: {e}") from None
-    except UnicodeDecodeError:
-        raise SpecError(str(path), "", "not a text file") from None
-    except OSError as e:
-        raise SpecError(str(path), "", f"cannot read it: {e.strerror}") from None
+    shipped_names = ", ".join(sorted(shipped()))
+    raw = read_toml(path, "hardware description", f"give its .toml file, or the name of one shipped with tierbench: "
+                    f"{shipped_names}", missing=f" file, nor one shipped with tierbench: {shipped_names}")
     return hardware_from_dict(raw, str(path))
 
 

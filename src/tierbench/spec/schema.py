@@ -8,11 +8,11 @@ import hashlib
 import json
 import os
 import re
-import tomllib
 from dataclasses import dataclass, field, asdict
 from pathlib import Path
 
 from ..errors import SpecError
+from ..tomlfile import read_toml
 from ..redaction import has_userinfo, is_secret_key
 from ..storage.emulation import parse_emulated
 from ..storage.types import StorageConfig, check_dirs, parse_data, positive_int, storage_type, unknown_fields
@@ -132,16 +132,7 @@ class Spec:
 
 def load_spec(path: str | os.PathLike) -> Spec:
     p = Path(path)
-    if p.is_dir():
-        raise SpecError(str(path), "", "is a directory, not a spec file: give the study's .toml file (examples/ has some)")
-    if not p.is_file():
-        raise SpecError(str(path), "", "no such spec file")
-    try:
-        raw = tomllib.loads(p.read_text())
-    except tomllib.TOMLDecodeError as e:
-        raise SpecError(str(path), "", f"not valid TOML: {e}") from None
-    except UnicodeDecodeError:
-        raise SpecError(str(path), "", "not a text file") from None
+    raw = read_toml(path, "spec file", "give the study's .toml file (examples/ has some)")
     return parse_spec(raw, source=str(path), base_dir=p.resolve().parent)
 
 
