@@ -64,7 +64,7 @@ def config_machine(record: dict, study: dict) -> Machine | None:
     pools = tuple(Pool(drives[devs[0]], len(devs), {role: share * len(devs) for role, share in per_device[devs[0]].items()})
                   for devs in grouped.values())
     return Machine(record["config"], 1, record["machine"]["cpu_cores"], 1e9, 1.0, pools,
-                   "the measured configuration")
+                   "the measured configuration", record["machine"].get("memory_bytes") or float("inf"))
 
 
 def load(results) -> tuple[list[RunProfile], dict[str, Machine], dict]:

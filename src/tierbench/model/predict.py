@@ -48,6 +48,7 @@ class Machine:
     write_copies: float
     pools: tuple
     source: str = ""
+    memory_bytes: float = float("inf")  # per node: decides whether a shuffle is read back from memory
 
     def with_nodes(self, nodes: int) -> "Machine":
         from dataclasses import replace
@@ -60,7 +61,7 @@ def machine_of(hw: Hardware) -> Machine:
     else:
         pools = (Pool(hw.data.drive, hw.data.count, {"data": 1.0}),
                  Pool(hw.intermediate.drive, hw.intermediate.count, {"intermediate": 1.0}))
-    return Machine(hw.name, hw.nodes, hw.cores, hw.network_mb_s, hw.write_copies, pools, hw.source)
+    return Machine(hw.name, hw.nodes, hw.cores, hw.network_mb_s, hw.write_copies, pools, hw.source, hw.memory_bytes)
 
 
 def phase_times(ph, m: Machine, measured_copies: float = 1.0) -> dict[str, float]:
@@ -87,11 +88,34 @@ def phase_times(ph, m: Machine, measured_copies: float = 1.0) -> dict[str, float
     return times
 
 
+PAGE_CACHE_SHARE = 0.5  # of a node's RAM, what its page cache can give a shuffle (the rest: executors, the OS)
+
+
+def shuffle_from_drives(profile: RunProfile, m: Machine, factor: float) -> list:
+    """The profile's phases at `factor`, with the shuffle read back from the intermediate drives when what a node
+    writes of it no longer fits in its page cache. A small run reads its shuffle from memory (its device counters
+    show ~no intermediate reads); at a size whose shuffle exceeds RAM, every byte fetched comes from the drives,
+    in requests the size of those it was written in."""
+    phases = [ph.scaled(factor) if factor != 1.0 else ph for ph in profile.phases]
+    written = sum(ph.bytes.get("intermediate.write", 0.0) for ph in phases)
+    if written / m.nodes <= PAGE_CACHE_SHARE * m.memory_bytes:
+        return phases
+    sizes = [ph.io_kib.get("intermediate.write", 0.0) for ph in phases if ph.bytes.get("intermediate.write", 0.0) > 0]
+    io_kib = statistics.median(sizes) if sizes else 256.0
+    out = []
+    for ph in phases:
+        if ph.shuffle_bytes > ph.bytes.get("intermediate.read", 0.0):
+            from dataclasses import replace
+            ph = replace(ph, bytes={**ph.bytes, "intermediate.read": ph.shuffle_bytes},
+                         io_kib={**ph.io_kib, "intermediate.read": io_kib})
+        out.append(ph)
+    return out
+
+
 def modelled_seconds(profile: RunProfile, m: Machine, factor: float = 1.0) -> tuple[float, list[dict]]:
     """The sum over phases of the slowest resource, and per phase what was modelled."""
     total, rows = 0.0, []
-    for ph in profile.phases:
-        ph = ph.scaled(factor) if factor != 1.0 else ph
+    for ph in shuffle_from_drives(profile, m, factor):
         times = phase_times(ph, m)
         neck = max(times, key=times.get)
         waves = math.ceil(ph.tasks / (m.nodes * m.cores)) if ph.tasks else 1
