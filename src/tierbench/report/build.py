@@ -248,6 +248,10 @@ def _whatif_section(p: dict) -> Section:
                              _fmt(r["jobs_per_day"]) if "jobs_per_day" in r else "-",
                              _usd(r["usd_per_job"]) if "usd_per_job" in r else "-", r["bottleneck"]]
                             for r in p["predictions"]])])
+    svg = charts.predicted_runtime(p["predictions"])
+    if svg:
+        sec.add(Figure(svg, "chart-whatif", "predicted runtime per job on each hardware description (the table's "
+                                            "'predicted s' column)"))
     checks = [[r["job"], r["config"], ", ".join(r["from"]), _fmt(r["predicted_s"]), _fmt(r["measured_s"]), f"{r['error']:+.0%}"]
               for r in v["hardware"]]
     checks += [[r["job"], r["config"], "sizes " + ", ".join(format_size(x) for x in r["from_sizes"]) + f" -> {format_size(r['size_bytes'])}",

@@ -236,3 +236,33 @@ def sweep_lines(sweep: dict, runs: list[dict]) -> str | None:
     fig.suptitle(f"Sweep of {sweep['knob']} ({sweep['level']} {sweep['base']})", fontsize=11)
     fig.tight_layout()
     return _svg(fig)
+
+
+def predicted_runtime(predictions: list[dict]) -> str | None:
+    """`tierbench predict`'s runtime per job, one bar per hardware description (log scale when they span 10x)."""
+    if not predictions:
+        return None
+    jobs = list(dict.fromkeys(r["job"] for r in predictions))
+    hws = list(dict.fromkeys(r["hardware"] for r in predictions))
+    by = {(r["hardware"], r["job"]): r for r in predictions}
+    fig, ax, width = _grouped_bars(len(jobs), len(hws))
+    for j, hw in enumerate(hws):
+        xs, ys = [], []
+        for i, job in enumerate(jobs):
+            if (hw, job) in by:
+                xs.append(i + (j - (len(hws) - 1) / 2) * width)
+                ys.append(by[(hw, job)]["seconds"])
+        bars = ax.bar(xs, ys, width=width, color=color(j, len(hws)), label=hw)
+        if len(hws) <= MANY:
+            ax.bar_label(bars, fmt="%.0f", fontsize=7)
+    values = [r["seconds"] for r in predictions if r["seconds"] > 0]
+    if values and max(values) / min(values) > 10:
+        ax.set_yscale("log")
+    ax.set_xticks(range(len(jobs)))
+    ax.set_xticklabels(jobs, fontsize=9)
+    ax.set_ylabel("predicted runtime (s)")
+    ax.set_title("Predicted runtime per job and hardware (tierbench predict)", fontsize=10)
+    _legend(fig, ax, len(hws))
+    ax.grid(axis="y", alpha=0.3)
+    fig.tight_layout()
+    return _svg(fig)
