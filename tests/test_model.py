@@ -170,7 +170,7 @@ def test_predict_prints_stores_and_the_report_shows_it(results):
     md = (results / "report.md").read_text()
     assert "## What-if: predicted on other hardware" in md and "How the model reproduced the measured runs" in md
     html = (results / "report.html").read_text()
-    assert 'id="chart-whatif"' in html and html.count("<svg") >= 2
+    assert "id='chart-whatif'" in html and html.count("<svg") >= 2
 
 
 def test_predict_as_json_with_more_nodes_scales_the_price(results):
