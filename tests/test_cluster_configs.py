@@ -216,6 +216,9 @@ def test_the_spark_engine_restarts_an_embedded_clusters_workers_on_the_configura
         def restart_workers(self, local_dirs, on_phase):
             restarted.append(local_dirs)
 
+        def registered_workers(self):
+            return 2
+
     class App:
         def __init__(self, conf, log, env):
             self.conf, self.spark_version, self.full_conf = conf, "4", conf

@@ -97,3 +97,40 @@ def test_per_node_rows_the_cluster_total_and_the_slowest_node(tmp_path):
 def test_no_slowest_node_of_one():
     assert an.slowest_node([{"node": "a", "busy_s": 3.0}]) is None
     assert an.slowest_node([{"node": "a", "busy_s": 1.0}, {"node": "b", "busy_s": 2.5}]) == ("b", 2.5)
+
+
+class StaggeredExecutors:
+    """A fake of a fresh application's executors registering one by one (named so: a real second executor's
+    delay cannot be set), with the node agents each sends its facts from: the first host at once, the second
+    after `delay_s`."""
+
+    def __init__(self, delay_s: float, expected: int | None):
+        self.app, self.expected, self.t0, self.sent = object(), expected, time.time(), set()
+
+    def hosts(self) -> list[str]:
+        return ["h1"] + (["h2"] if time.time() - self.t0 >= self.delay_s else [])
+
+    def messages(self) -> list[dict]:
+        new = [h for h in self.hosts() if h not in self.sent]
+        self.sent.update(new)
+        return [{"kind": "facts", "host": h, "agent": "spark-plugin", "facts": {}} for h in new]
+
+    def command(self, cmd: dict) -> None:
+        pass
+
+
+def test_a_fresh_applications_agents_are_awaited_until_the_clusters_every_executor_reported():
+    from tierbench.sampling.nodes import ClusterObservation
+
+    class Engine:
+        node_agents = StaggeredExecutors(0.0, 2)
+
+    Engine.node_agents.delay_s = 1.5
+    obs = ClusterObservation(1.0)
+    assert obs.await_agents(Engine(), timeout_s=10) == []
+    assert set(obs.log.facts) == {"h1", "h2"}  # the page-cache drop that follows reaches both
+    # without a count to wait for, the first executor's agent is enough (the old behaviour, for foreign clusters)
+    Engine.node_agents = StaggeredExecutors(0.0, None)
+    Engine.node_agents.delay_s = 1.5
+    obs = ClusterObservation(1.0)
+    assert obs.await_agents(Engine(), timeout_s=10) == [] and set(obs.log.facts) == {"h1"}

@@ -153,8 +153,9 @@ def node_agent_conf(master: str, dirs, interval_s: float) -> dict:
 class SparkNodeAgents:
     """The node agents of one Spark application, as sampling/nodes.py's observers: messages, commands, hosts."""
 
-    def __init__(self, app: "SparkApp"):
+    def __init__(self, app: "SparkApp", expected: int | None = None):
         self.app = app
+        self.expected = expected  # executor hosts to wait for, when the engine knows (an embedded cluster's Workers)
 
     def messages(self) -> list[dict]:
         return self.app.agents({"agents": "drain"})["messages"]
@@ -189,6 +190,7 @@ class SparkEngine:
         self.conf: dict = {}
         self._app: SparkApp | None = None
         self._variant: str | None = None
+        self._workers: int | None = None  # an embedded standalone cluster's Workers: one executor host each
 
     def open(self, variant: str, config, local_dirs: list[Path], on_phase, also=()) -> None:
         if self._app is not None and self._variant == variant and self._app.alive():
@@ -203,6 +205,7 @@ class SparkEngine:
         from ..services.spark import embedded_standalone
 
         cluster = embedded_standalone(self.spec.master)
+        self._workers = cluster.registered_workers() if cluster is not None else None
         if cluster is not None:  # standalone executors use their Worker's local dirs: put the Workers on this variant's
             try:
                 cluster.restart_workers(local_dirs, on_phase)
@@ -233,7 +236,7 @@ class SparkEngine:
         """The executors' node agents, on a cluster master (None in local mode and before open)."""
         if self._app is None or NODE_AGENT_PLUGIN not in self._app.conf.get("spark.plugins", ""):
             return None
-        return SparkNodeAgents(self._app)
+        return SparkNodeAgents(self._app, self._workers)
 
     def run(self, req: JobRequest, on_progress) -> JobOutcome:
         return req.workload.definition.spark_run(req, self._job, on_progress)

@@ -185,6 +185,9 @@ class ClusterObservation:
         def all_reported() -> bool:
             nonlocal expected
             expected = set(agents.hosts())
+            want = getattr(agents, "expected", None)
+            if want and len(expected) < want and time.time() - t0 < NO_EXECUTORS_WAIT_S:
+                return False  # a fresh application's executors register one by one: the cluster has `want` hosts
             if not expected:  # no executor yet (or dynamic allocation released them): not worth a minute per run
                 return time.time() - t0 > NO_EXECUTORS_WAIT_S
             return expected <= set(self.log.facts)

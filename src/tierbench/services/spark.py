@@ -72,6 +72,10 @@ class SparkStandalone:
         tmp.write_text(json.dumps(state, indent=1))
         os.replace(tmp, self.state_file)
 
+    def registered_workers(self) -> int:
+        """How many Workers `up` started (each is one executor host of an application)."""
+        return int(self._state().get("workers", self.workers))
+
     def _worker_daemons(self) -> list[Daemon]:
         n = self._state().get("workers", self.workers)
         return [Daemon(self.home, f"worker-{i}") for i in range(1, n + 1)]
