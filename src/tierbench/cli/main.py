@@ -30,7 +30,8 @@ examples:
   tierbench services up yarn                   an embedded YARN on 127.0.0.1 for the hadoop engine
   tierbench emulate up hdd1 --profile hdd      an HDD-shaped device on this machine (root), for a study's dirs
 
-docs: README.md, docs/spec.md (study spec, engines, cost), docs/results.md (record schema, metrics, IO profile)
+docs: README.md, docs/spec.md (study spec, engines, cost), docs/results.md (record schema, metrics, IO profile),
+      docs/model.md and docs/hardware.md (the what-if model, hardware descriptions, the drive catalog)
 """
 
 
