@@ -109,32 +109,41 @@ def normalised_runtime(an: Analysis) -> str | None:
     return _svg(fig)
 
 
+def _bars_by_series(values: dict[tuple[str, str], float], groups: list[str], series: list[str], fmt: str):
+    """One bar per series in each group, labelled with its value: {(series, group): value} -> (fig, ax)."""
+    fig, ax, width = _grouped_bars(len(groups), len(series))
+    for j, name in enumerate(series):
+        xs, ys = [], []
+        for i, group in enumerate(groups):
+            if (name, group) in values:
+                xs.append(i + (j - (len(series) - 1) / 2) * width)
+                ys.append(values[(name, group)])
+        bars = ax.bar(xs, ys, width=width, color=color(j, len(series)), label=name)
+        if len(series) <= MANY:
+            ax.bar_label(bars, fmt=fmt, fontsize=7)
+    ax.set_xticks(range(len(groups)))
+    ax.set_xticklabels(groups, fontsize=9)
+    return fig, ax
+
+
+def _finish(fig, ax, n_series: int) -> str:
+    _legend(fig, ax, n_series)
+    ax.grid(axis="y", alpha=0.3)
+    fig.tight_layout()
+    return _svg(fig)
+
+
 def cost_per_job(costs) -> str | None:
     """$/job (hardware + power + drive replacements) per workload, one bar per configuration."""
     if not costs:
         return None
     workloads = list(dict.fromkeys(c.workload for c in costs))
     configs = list(dict.fromkeys(c.config for c in costs))
-    by = {(c.config, c.workload): c for c in costs}
-    fig, ax, width = _grouped_bars(len(workloads), len(configs))
-    for j, config in enumerate(configs):
-        xs, ys = [], []
-        for i, wl in enumerate(workloads):
-            if (config, wl) in by:
-                xs.append(i + (j - (len(configs) - 1) / 2) * width)
-                ys.append(by[(config, wl)].usd_per_job_total)
-        bars = ax.bar(xs, ys, width=width, color=color(j, len(configs)), label=config)
-        if len(configs) <= MANY:
-            ax.bar_label(bars, fmt="%.2g", fontsize=7)
-    ax.set_xticks(range(len(workloads)))
-    ax.set_xticklabels(workloads, fontsize=9)
+    fig, ax = _bars_by_series({(c.config, c.workload): c.usd_per_job_total for c in costs}, workloads, configs, "%.2g")
     ax.set_ylabel("USD per job")
     years = costs[0].base.years
     ax.set_title(f"Cost per job over {years:g} years (hardware + power + drive replacements; lower is better)", fontsize=10)
-    _legend(fig, ax, len(configs))
-    ax.grid(axis="y", alpha=0.3)
-    fig.tight_layout()
-    return _svg(fig)
+    return _finish(fig, ax, len(configs))
 
 
 PHASE_COLORS = ["#dbe9f6", "#fde0c5", "#d5efd5", "#f3d4e6", "#e5e0f2", "#f8f1c4", "#e0e0e0"]
@@ -244,25 +253,10 @@ def predicted_runtime(predictions: list[dict]) -> str | None:
         return None
     jobs = list(dict.fromkeys(r["job"] for r in predictions))
     hws = list(dict.fromkeys(r["hardware"] for r in predictions))
-    by = {(r["hardware"], r["job"]): r for r in predictions}
-    fig, ax, width = _grouped_bars(len(jobs), len(hws))
-    for j, hw in enumerate(hws):
-        xs, ys = [], []
-        for i, job in enumerate(jobs):
-            if (hw, job) in by:
-                xs.append(i + (j - (len(hws) - 1) / 2) * width)
-                ys.append(by[(hw, job)]["seconds"])
-        bars = ax.bar(xs, ys, width=width, color=color(j, len(hws)), label=hw)
-        if len(hws) <= MANY:
-            ax.bar_label(bars, fmt="%.0f", fontsize=7)
+    fig, ax = _bars_by_series({(r["hardware"], r["job"]): r["seconds"] for r in predictions}, jobs, hws, "%.0f")
     values = [r["seconds"] for r in predictions if r["seconds"] > 0]
     if values and max(values) / min(values) > 10:
         ax.set_yscale("log")
-    ax.set_xticks(range(len(jobs)))
-    ax.set_xticklabels(jobs, fontsize=9)
     ax.set_ylabel("predicted runtime (s)")
     ax.set_title("Predicted runtime per job and hardware (tierbench predict)", fontsize=10)
-    _legend(fig, ax, len(hws))
-    ax.grid(axis="y", alpha=0.3)
-    fig.tight_layout()
-    return _svg(fig)
+    return _finish(fig, ax, len(hws))
