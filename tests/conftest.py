@@ -29,6 +29,16 @@ def tierbench(*args, cwd=None, timeout=600, check=False) -> subprocess.Completed
     return out
 
 
+def can_emulate_or_skip(why: str) -> None:
+    """Skip, saying `why` the test needs it and what is missing, when this machine cannot emulate devices."""
+    from tierbench.storage import emulation
+
+    try:
+        emulation.check_can_emulate()
+    except Exception as e:
+        pytest.skip(f"this machine cannot emulate devices, so {why}: {e}")
+
+
 def one_error_line(out, *words) -> str:
     """The CLI refused, as it must: exit 2, one line "tierbench: error: ..." holding each of `words`, no traceback."""
     lines = out.stderr.strip().splitlines()

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import TERA_64MB, one_error_line, tierbench, write_spec
+from conftest import TERA_64MB, can_emulate_or_skip, one_error_line, tierbench, write_spec
 from tierbench.errors import SpecError
 from tierbench.spec import parse_spec
 from tierbench.storage import emulation
@@ -98,10 +98,7 @@ def test_without_root_the_cli_says_so_in_one_line(tmp_path, monkeypatch, capsys)
 
 
 def _can_emulate():
-    try:
-        emulation.check_can_emulate()
-    except Exception as e:
-        pytest.skip(f"this machine cannot emulate devices, so there is nothing to measure: {e}")
+    can_emulate_or_skip("there is nothing to measure")
 
 
 @pytest.mark.e2e

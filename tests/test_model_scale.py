@@ -19,8 +19,7 @@ import os
 
 import pytest
 
-from conftest import tierbench, write_spec
-from tierbench.storage import emulation
+from conftest import can_emulate_or_skip, tierbench, write_spec
 
 SPEC = """
 name = "{name}"
@@ -41,10 +40,7 @@ name = "terasort"
 
 @pytest.mark.e2e
 def test_4gb_teragen_and_terasort_predicted_from_half_and_one_gb_runs(tmp_path):
-    try:
-        emulation.check_can_emulate()
-    except Exception as e:
-        pytest.skip(f"this machine cannot emulate devices, so no configuration has devices of known speed: {e}")
+    can_emulate_or_skip("no configuration would have devices of known speed")
     dirs = []
     for size in ("512MB", "1GB", "4GB"):
         spec = write_spec(tmp_path / f"{size}.toml", SPEC.format(name=f"scale-{size}-{os.getpid()}", size=size,

@@ -64,8 +64,9 @@ def machine_of(hw: Hardware) -> Machine:
     return Machine(hw.name, hw.nodes, hw.cores, hw.network_mb_s, hw.write_copies, pools, hw.source, hw.memory_bytes)
 
 
-def phase_times(ph, m: Machine, measured_copies: float = 1.0) -> dict[str, float]:
-    """Seconds each resource needs for one phase on machine m."""
+def phase_times(ph, m: Machine) -> dict[str, float]:
+    """Seconds each resource needs for one phase on machine m (the profile's data writes are one copy: measured
+    on local directories)."""
     slots = m.nodes * m.cores
     cpu = ph.cpu_s / ph.tasks * math.ceil(ph.tasks / slots) if ph.tasks else ph.cpu_s / slots
     times = {"CPU": cpu}
@@ -78,7 +79,7 @@ def phase_times(ph, m: Machine, measured_copies: float = 1.0) -> dict[str, float
             if moved <= 0 or share <= 0:
                 continue
             if key == "data.write":
-                moved *= m.write_copies / measured_copies
+                moved *= m.write_copies
             active = min(pool.count, streams)
             t += moved * share / (m.nodes * active * pool.drive.mb_s(rw, ph.io_kib[key]) * MB)
         times[f"{pool.drive.name} ({'+'.join(pool.shares)})" + (f" #{i + 1}" if len(m.pools) > 2 else "")] = t
@@ -140,10 +141,6 @@ class Prediction:
     profile_of: str  # the run whose profile was used
     calibrated_on: list[str]
     measured_s: float | None = None  # when this machine and size were measured: their median
-
-    def to_dict(self) -> dict:
-        from dataclasses import asdict
-        return asdict(self)
 
 
 @dataclass

@@ -61,10 +61,6 @@ class RunProfile:
     def intermediate_on_data(self) -> bool:
         return bool(set(self.devices.get("intermediate", [])) & set(self.devices.get("data", [])))
 
-    def to_dict(self) -> dict:
-        from dataclasses import asdict
-        return asdict(self)
-
 
 def _stage_bytes(stages: list[dict], start_ms: float, end_ms: float) -> tuple[dict, int]:
     """The logical bytes of the stages that overlap [start, end), each in proportion to the part of it that
