@@ -26,6 +26,10 @@ class Advice:
         return {"topic": self.topic, "advice": self.advice, "numbers": self.numbers}
 
 
+def _secs(x: float) -> str:
+    return f"{x:,.0f} s" if x >= 10 else f"{x:.2f} s"  # a scaled-down study's jobs take seconds
+
+
 def tiers(hw: Hardware, hdd: str = "hdd-7200", ssd: str = "sata-ssd") -> dict[str, Hardware]:
     """The cluster's shape with all-HDD, HDD + one SSD per node for intermediate data, and all-SSD drives."""
     h, s = catalog()[hdd], catalog()[ssd]
@@ -55,7 +59,7 @@ def advise(model, hardware: Hardware | None = None, size_bytes: float | None = N
     # 1. the data's tier and the intermediate data's tier
     gain = lambda j, t: 1 - times[(j, t)].seconds / times[(j, "all-HDD")].seconds
     data_nums = [f"{j} at {format_size(size(j))}: all-SSD {gain(j, 'all-SSD'):.0%} faster than all-HDD "
-                 f"({times[(j, 'all-SSD')].seconds:,.0f} s vs {times[(j, 'all-HDD')].seconds:,.0f} s)" for j in jobs]
+                 f"({_secs(times[(j, 'all-SSD')].seconds)} vs {_secs(times[(j, 'all-HDD')].seconds)})" for j in jobs]
     inter_nums = [f"{j}: HDD + SSD intermediate {gain(j, 'HDD + SSD intermediate'):.0%} faster than all-HDD, "
                   f"all-SSD {gain(j, 'all-SSD'):.0%}" for j in jobs]
     helped = [j for j in jobs if gain(j, "HDD + SSD intermediate") >= 0.1]
