@@ -51,6 +51,8 @@ def test_good_spec_plans_repeats_outermost_and_producers_first(tmp_path):
     (("name = \"teragen\"", "name = \"terragen\""), "workloads[1].name", "unknown workload"),
     (("split = 3", "split = 0"), "storage.b.intermediate.split", ">= 1"),
     (("master = \"local[2]\"", "master = \"mesos-ish\""), "engine.master", "Spark master URL"),
+    (("master = \"local[2]\"", "master = \"local[2]\"\nkeep_alive_memory = \"lots\""), "engine.keep_alive_memory", "0 for one"),
+    (("repeats = 2", "repeats = 2\nwarm_up = \"yes\""), "warm_up", "true"),
     (("[storage.a]\ndata = [\"{d}/a\"]", "[storage.a]\nintermediate = [\"{d}/a\"]"), "storage.a.data", "missing"),
 ])
 def test_spec_errors_name_the_field(tmp_path, tb, change, field, words):
@@ -64,6 +66,39 @@ def test_spec_errors_name_the_field(tmp_path, tb, change, field, words):
     assert len(lines) == 1, lines
     assert field in lines[0] and words in lines[0] and str(spec) in lines[0]
     assert not (tmp_path / "res").exists()
+
+
+def test_keep_alive_memory_and_warm_up_are_parsed_and_leave_the_fingerprint_alone(tmp_path):
+    import tomllib
+
+    base = parse_spec(tomllib.loads(GOOD.format(d=tmp_path)), "s.toml")
+    assert base.engines[0].keep_alive_memory is None and base.warm_up  # defaults: a quarter of the memory; warmed
+    tuned = parse_spec(tomllib.loads(GOOD.replace("master = \"local[2]\"", "master = \"local[2]\"\nkeep_alive_memory = \"6GB\"")
+                                     .format(d=tmp_path)), "s.toml")
+    off = parse_spec(tomllib.loads(GOOD.replace("master = \"local[2]\"", "master = \"local[2]\"\nkeep_alive_memory = 0")
+                                   .format(d=tmp_path)), "s.toml")
+    assert tuned.engines[0].keep_alive_memory == 6 << 30 and off.engines[0].keep_alive_memory == 0
+    assert base.fingerprint() == tuned.fingerprint() == off.fingerprint()  # how long JVMs live is not what runs
+    cold = parse_spec(tomllib.loads(("warm_up = false\n" + GOOD).format(d=tmp_path)), "s.toml")
+    assert not cold.warm_up and cold.fingerprint() != base.fingerprint()  # cold first runs are measured differently
+
+
+def test_warm_up_runs_every_workload_small_except_a_copy_elsewhere():
+    from tierbench.workloads import WORKLOADS
+
+    gen = WORKLOADS["teragen"].warm_up_params({"rows": 10**9, "size": 1 << 40, "tasks": 512, "filler": "random"})
+    assert WORKLOADS["teragen"].rows(gen) * 100 <= 16 << 20 and gen["tasks"] == 2 and gen["filler"] == "random"
+    for name, size_key, params in (("dfsio-write", "file_size", {"files": 64, "file_size": 1 << 30, "buffer_size": 1_000_000}),
+                                   ("datawrite", "size", {"size": 1 << 40, "files": 0}),
+                                   ("textgen", "size", {"size": 1 << 40, "tasks": 0, "vocabulary": 10, "zipf": 1.0,
+                                                        "plant": "", "plant_every": 0}),
+                                   ("shuffle", "size", {"size": 1 << 40, "map_tasks": 100, "partitions": 1000, "fetch_size": None})):
+        small = WORKLOADS[name].warm_up_params(params)
+        assert small[size_key] <= 16 << 20 and set(small) == set(params), name
+    sort = {"partitions": 64, "split_size": 1 << 27}
+    assert WORKLOADS["terasort"].warm_up_params(sort) == sort  # a consumer reads the small data set as it is
+    assert WORKLOADS["copy"].warm_up_params({"tasks": 4, "to": "other"}) is None  # it would write into another configuration
+    assert WORKLOADS["copy"].warm_up_params({"tasks": 4, "to": ""}) == {"tasks": 4, "to": ""}
 
 
 def test_consumer_without_producer_is_a_spec_error(tmp_path):

@@ -92,6 +92,14 @@ def test_study_runs_every_planned_run_and_records_it(study):
     assert {r["details"]["checksum"] for r in gen} == {r["details"]["checksum"] for r in val}  # same rows every time
     dfsio = next(r for r in records if r["workload"] == "dfsio-write")
     assert dfsio["metrics"]["data_mb"] == 4 and dfsio["metrics"]["files"] == 2
+    # each configuration's application started once, warmed up by every workload at a small size before its
+    # first measured run, and kept idle through the other configuration's turn (no JVM start in repeat 2)
+    warmed = {r["run_key"]: r["details"]["warm_up"] for r in records if "warm_up" in r["details"]}
+    assert set(warmed) == {"r1/one/dfsio-write", "r1/two/dfsio-write"}
+    assert all(w["workloads"] == ["dfsio-write", "dfsio-read", "teragen", "terasort", "teravalidate"] and not w.get("failed")
+               for w in warmed.values()), warmed
+    apps = study_json["engine_applications"]["spark"]
+    assert (apps["started"], apps["resumed"]) == (2, 2) and apps["keep_alive_memory"] > 0
     assert set(dfsio["details"]["testdfsio"]) >= {"Throughput mb/sec", "Average IO rate mb/sec"}
 
 

@@ -29,6 +29,7 @@ from .sampling.sampler import Sampler
 from .spec.cluster import intermediate_applied
 from .spec.knobs import run_knobs
 from .store.record import RunRecord, io_of
+from .warmup import warm_up
 from .workloads import measure
 
 STEPS = ("prepare", "drop_caches", "start_sampling", "run", "stop_sampling", "verify", "record", "clean_up")
@@ -146,7 +147,9 @@ class RunLifecycle:
             layout.remove_dataset(out_config, planned.variant, planned.repeat, out_ds, remote=self.study.resume)
         layout.remove(scratch)
         try:
-            self.engine.open(planned.variant, config, self.local_dirs, self._phase, also=self.study.copy_targets(config))
+            fresh = self.engine.open(planned.variant, config, self.local_dirs, self._phase, also=self.study.copy_targets(config))
+            if fresh and self.study.spec.warm_up:
+                self.record.details["warm_up"] = warm_up(self.study, self.engine, planned, self._phase)
         except EngineError as e:
             raise UserError(f"could not start the {self.engine.kind} engine for {planned.variant!r}: {e}") from None
         self.req = JobRequest(planned.key, self.wspec, self.producer, inputs, outputs, self.local_dirs, scratch,

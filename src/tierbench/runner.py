@@ -197,6 +197,7 @@ class StudyRunner:
                                         f"they are recorded: fix the cause and continue with --resume")
         finally:
             blocks.leave(engines)  # the last block's teardown, also when the study stops early
+            self._record_applications(engines)
             for e in engines.values():
                 e.close()
             self.nodes.close()
@@ -207,6 +208,19 @@ class StudyRunner:
         elif not all_ok:
             progress.info("some runs failed; their data is kept for --resume")
         return self.results
+
+    def _record_applications(self, engines: dict) -> None:
+        """study.json: how each long-lived engine's applications lived (started, resumed after idling; the
+        memory budget of the idle ones), added up over the sessions of a resumed study."""
+        lived = self.results.study().get("engine_applications", {})
+        for name, e in engines.items():
+            if hasattr(e, "apps_started"):
+                before = lived.get(name, {})
+                lived[name] = {"keep_alive_memory": e.keep_alive_memory,
+                               "started": before.get("started", 0) + e.apps_started,
+                               "resumed": before.get("resumed", 0) + e.apps_resumed}
+        if lived:
+            self.results.update_study(engine_applications=lived)
 
     def _workers_back_on_their_own_dirs(self) -> None:
         """An embedded standalone cluster's Workers, put on the configurations' intermediate dirs (engines/spark.py),

@@ -2,6 +2,11 @@
 
 Local mode by default (`local[*]`); any Spark master URL works, since the
 jobs ship as a jar (spark.jars) and read/write through Hadoop FileSystem.
+
+Repeats are interleaved (r1: every configuration, r2: every configuration...) so that drift over the study
+falls on all of them alike; with one application at a time each switch of configuration would start a JVM
+(8-14 s). In local mode the applications of the configurations not running stay alive, idle, within the
+engine's keep_alive_memory (their resident memory, least recently used stopped first).
 """
 
 import ctypes
@@ -78,6 +83,24 @@ class SparkApp:
         from ..sampling.procfs import descendants
 
         self.jvm_pids = descendants(self.proc.pid)  # Spark's JVM (py4j's gateway)
+
+    def rss_bytes(self) -> int:
+        """Resident memory of the worker and its JVM."""
+        from ..sampling.procfs import parse_meminfo
+
+        total = 0
+        for pid in (self.proc.pid, *self.jvm_pids):
+            try:
+                total += parse_meminfo(Path(f"/proc/{pid}/status").read_text()).get("VmRSS", 0)
+            except OSError:
+                pass
+        return total
+
+    def idle(self) -> None:
+        """Before it waits for its configuration's next turn: what its jobs left for Spark's cleaner (shuffle
+        files) removed now, not during another configuration's measured runs."""
+        self._send({"idle": True})
+        self._next_event()
 
     def alive(self) -> bool:
         """The worker and its JVM both running (a JVM killed between runs would fail the next run)."""
@@ -175,8 +198,16 @@ def engine_env(engine) -> dict:
     return env
 
 
+def default_keep_alive_memory() -> int:
+    """A quarter of this machine's memory: the rest stays for the running application and the page cache."""
+    from ..machine import machine_facts
+
+    return (machine_facts().get("memory_bytes") or 0) // 4
+
+
 class SparkEngine:
-    """One Spark application at a time, for the variant being run; restarted when the variant changes."""
+    """The Spark application of the variant being run; in local mode the other variants' applications are kept,
+    idle, within keep_alive_memory (see the module's doc), elsewhere one at a time."""
 
     kind = "spark"
 
@@ -190,14 +221,30 @@ class SparkEngine:
         self.conf: dict = {}
         self._app: SparkApp | None = None
         self._variant: str | None = None
+        self._idle: dict[str, SparkApp] = {}  # variant -> its idle application, least recently used first
+        budget = spec.keep_alive_memory
+        self.keep_alive_memory = (default_keep_alive_memory() if budget is None else budget) \
+            if spec.master.startswith("local") else 0  # a cluster's executors hold its resources: one at a time
+        self.apps_started = self.apps_resumed = 0
         self._workers: int | None = None  # an embedded standalone cluster's Workers: one executor host each
 
-    def open(self, variant: str, config, local_dirs: list[Path], on_phase, also=()) -> None:
+    def open(self, variant: str, config, local_dirs: list[Path], on_phase, also=()) -> bool:
+        """True when it started a fresh application (cold: the study warms it up), False when it kept one."""
         if self._app is not None and self._variant == variant and self._app.alive():
-            return
+            return False
         if self._app is not None and self._variant == variant:
             on_phase("the Spark application had died: starting a fresh one")
-        self.close()
+            self._stop_current()
+        kept = self._idle.pop(variant, None)  # (taken before the current one is set aside: it does not compete for room)
+        self._set_current_aside(on_phase)
+        if kept is not None and kept.alive():
+            self._app, self._variant = kept, variant
+            self.version, self.conf = f"spark {kept.spark_version}", kept.full_conf
+            self.apps_resumed += 1
+            return False
+        if kept is not None:
+            on_phase(f"the idle Spark application of {variant} had died: starting a fresh one")
+            kept.stop()
         on_phase(f"starting Spark for {variant}")
         for d in local_dirs:
             d.mkdir(parents=True, exist_ok=True)
@@ -230,6 +277,35 @@ class SparkEngine:
         self._variant = variant
         self.version = f"spark {self._app.spark_version}"
         self.conf = self._app.full_conf
+        self.apps_started += 1
+        return True
+
+    def _set_current_aside(self, on_phase) -> None:
+        """The current application kept idle when its memory fits keep_alive_memory beside the other idle ones
+        (the least recently used stopped to make room), else stopped."""
+        app, variant = self._app, self._variant
+        self._app, self._variant = None, None
+        if app is None:
+            return
+        if self.keep_alive_memory <= 0 or not app.alive():
+            app.stop()
+            return
+        on_phase(f"keeping the Spark application of {variant} idle")
+        try:
+            app.idle()
+        except EngineError:
+            app.stop()
+            return
+        self._idle[variant] = app
+        while self._idle and sum(a.rss_bytes() for a in self._idle.values()) > self.keep_alive_memory:
+            oldest = next(iter(self._idle))
+            on_phase(f"stopping the idle Spark application of {oldest} (keep_alive_memory)")
+            self._idle.pop(oldest).stop()
+
+    def _stop_current(self) -> None:
+        if self._app is not None:
+            self._app.stop()
+            self._app, self._variant = None, None
 
     @property
     def node_agents(self) -> SparkNodeAgents | None:
@@ -255,6 +331,7 @@ class SparkEngine:
         return JobOutcome(True, ev["wall_s"], ev["result"])
 
     def close(self) -> None:
-        if self._app is not None:
-            self._app.stop()
-            self._app, self._variant = None, None
+        """Every application stopped, the idle ones too."""
+        self._stop_current()
+        while self._idle:
+            self._idle.popitem()[1].stop()

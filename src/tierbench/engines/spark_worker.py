@@ -6,7 +6,7 @@ fresh JVM, isolates crashes, and dies with its parent. The protocol is JSON
 lines on a private pipe (Spark's JVM inherits stdout, which we point at the
 log instead):
 
-  parent -> worker (stdin):  {"job": NAME, "params": {...}}   |  {"stop": true}
+  parent -> worker (stdin):  {"job": NAME, "params": {...}}   |  {"stop": true}  |  {"idle": true}
                              {"agents": "drain"} | {"agents": "hosts"} | {"agents": "command", "cmd": {...}}
                              (the node agents of sampling/nodes.py, when spark.plugins has NodeAgentPlugin)
   worker -> parent:          {"event": "ready", "spark_version": ..., "conf": {...}}
@@ -14,6 +14,8 @@ log instead):
                              {"event": "result", "ok": true, "result": {...}, "wall_s": S}
                              {"event": "result", "ok": false, "error": "..."}
                              {"event": "agents", "messages": [...]} | {"event": "agents", "hosts": [...]}
+                             {"event": "idle"} (after a garbage collection, so that Spark's cleaner removes
+                             what finished jobs left before another configuration's runs are measured)
 """
 
 import json
@@ -75,6 +77,11 @@ def main() -> None:
         req = json.loads(line)
         if req.get("stop"):
             break
+        if req.get("idle"):  # parked until its configuration's next turn: Spark's cleaner does its work now
+            sc._jvm.java.lang.System.gc()
+            time.sleep(0.3)
+            _send(proto, {"event": "idle"})
+            continue
         if "agents" in req:  # between jobs: the node agents' messages, executor hosts, or a command for the agents
             _send(proto, _agents(sc, req))
             continue

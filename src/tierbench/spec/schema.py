@@ -29,12 +29,12 @@ ENGINE_KINDS = ("spark", "hadoop")
 HADOOP_MODES = ("local", "yarn")
 DROP_CACHES = ("auto", "always", "never")
 DURABILITY = ("durable", "engine")  # durable: every write on the device before its task ends; engine: as the engine does it
-TOP_KEYS = ("name", "description", "repeats", "baseline", "drop_caches", "durability", "keep_data", "engine", "engines", "storage",
+TOP_KEYS = ("name", "description", "repeats", "baseline", "drop_caches", "durability", "keep_data", "warm_up", "engine", "engines", "storage",
             "workloads", "cost", "sampling", "probe", "cluster")
 CLUSTER_KEYS = ("nodes", "ssh_config", "processes")
 SAMPLING_KEYS = ("enabled", "interval_s")
 PROBE_KEYS = ("enabled", "size", "runtime_s")
-SPARK_KEYS = ("kind", "master", "driver_memory", "executor_memory", "conf", *ENGINE_KNOBS)
+SPARK_KEYS = ("kind", "master", "driver_memory", "executor_memory", "keep_alive_memory", "conf", *ENGINE_KNOBS)
 HADOOP_KEYS = ("kind", "mode", "hadoop_conf_dir", "conf", *ENGINE_KNOBS)
 STORAGE_KEYS = ("description", "data", "intermediate", "cost", "setup", "teardown")
 INTERMEDIATE_KEYS = ("dirs", "split")
@@ -47,6 +47,9 @@ class EngineSpec:
     master: str = "local[*]"  # spark
     driver_memory: str = "2g"  # spark
     executor_memory: str | None = None  # spark
+    # spark, local masters: bytes the idle applications of other configurations may hold, so that a switch of
+    # configuration reuses a running application instead of starting a JVM; None = a quarter of this machine's memory
+    keep_alive_memory: int | None = None
     conf: dict = field(default_factory=dict)  # Spark settings, or Hadoop -D settings
     mode: str = "local"  # hadoop: "local" (LocalJobRunner) or "yarn" (submit with a Hadoop conf dir)
     hadoop_conf_dir: str | None = None  # hadoop, yarn mode: default $HADOOP_CONF_DIR
@@ -96,6 +99,9 @@ class Spec:
     # [cluster]: hosts observed by an agent over ssh (YARN's nodes, DataNodes, storage servers): {"nodes": [...],
     # "ssh_config": path or None, "processes": a command-line substring whose processes' IO is summed, or None}
     cluster: dict = field(default_factory=dict)
+    # a fresh engine application runs the study's workloads once at a small size, unrecorded, before its first
+    # measured run: that run is then as warm (JIT, class loading) as the ones after it (warmup.py)
+    warm_up: bool = True
 
     def config(self, name: str) -> StorageConfig:
         return next(c for c in self.storage if c.name == name)
@@ -121,8 +127,12 @@ class Spec:
                 c.pop("emulated", None)  # (as fingerprinted before devices could be emulated)
             for command in ("setup", "teardown"):  # how the cluster is prepared, not what runs: a fixed command
                 c.pop(command, None)  # may be resumed with (each run records what its setup did)
+        if d.get("warm_up"):
+            d.pop("warm_up")  # (the default; studies recorded before it existed differ in tool version, checked on resume)
         if d.get("durability") == "engine":
             d.pop("durability")  # studies recorded before the setting existed ran with the engine's semantics
+        for e in d["engines"]:
+            e.pop("keep_alive_memory", None)  # how long JVMs live between runs, not what runs
         if not d.get("cluster"):
             d.pop("cluster", None)  # (as fingerprinted before nodes could be observed)
         for analysis_only in ("description", "source", "cost", "sampling", "sampling_interval_s", "probe", "probe_size", "probe_runtime_s"):
@@ -157,6 +167,10 @@ def parse_spec(raw: dict, source: str = "<spec>", base_dir: Path | None = None) 
     keep = raw.get("keep_data", False)
     if not isinstance(keep, bool):
         raise SpecError(src, "keep_data", f"expected true or false, got {keep!r}")
+    warm_up = raw.get("warm_up", True)
+    if not isinstance(warm_up, bool):
+        raise SpecError(src, "warm_up", f"expected true (each fresh engine application runs the workloads once at a "
+                        f"small size before its first measured run) or false, got {warm_up!r}")
 
     sweeps: list[dict] = []
     if "engine" in raw and "engines" in raw:
@@ -290,7 +304,7 @@ def parse_spec(raw: dict, source: str = "<spec>", base_dir: Path | None = None) 
                         f"x {len(workloads)} workloads), more than {MAX_RUNS:,}: fewer repeats, sweep values or workloads")
     return Spec(name, src, repeats, engines, tuple(storage), tuple(workloads), baseline, drop, keep,
                 str(raw.get("description", "")), cost, enabled, float(interval), bool(probe.get("enabled", True)),
-                probe_size, probe_rt, tuple(sweeps), durability, parse_cluster(src, raw.get("cluster"), base_dir))
+                probe_size, probe_rt, tuple(sweeps), durability, parse_cluster(src, raw.get("cluster"), base_dir), warm_up)
 
 
 def parse_cluster(src, raw, base_dir: Path) -> dict:
@@ -432,8 +446,14 @@ def _parse_one_engine(src, where, eng, name) -> EngineSpec:
         v = eng.get(mem_key)
         if v is not None and not (isinstance(v, str) and re.match(r"^[0-9]+[kmgtKMGT]$", v)):
             raise SpecError(src, f"{where}.{mem_key}", f"expected a JVM memory size such as \"2g\" or \"512m\", got {v!r}")
+    keep_alive = eng.get("keep_alive_memory")
+    if keep_alive is not None:
+        try:
+            keep_alive = 0 if keep_alive in (0, "0") else parse_size(keep_alive)
+        except ValueError as e:
+            raise SpecError(src, f"{where}.keep_alive_memory", f"{e}; or 0 for one application at a time") from None
     return EngineSpec(name=name, kind=kind, master=master, driver_memory=eng.get("driver_memory", "2g"),
-                      executor_memory=eng.get("executor_memory"), conf=conf, knobs=knobs)
+                      executor_memory=eng.get("executor_memory"), conf=conf, knobs=knobs, keep_alive_memory=keep_alive)
 
 
 def _order_producers_first(src, workloads: list[WorkloadSpec]) -> list[WorkloadSpec]:

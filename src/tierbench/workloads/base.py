@@ -239,6 +239,15 @@ class Workload(ABC):
                 "intermediate": input_bytes if self.io.intermediate else 0,  # a sort shuffles all it reads
                 "output": self.data_bytes(params, input_bytes) if self.io.output else 0}
 
+    # -- the warm-up of a fresh engine application (warmup.py) ------------------------------------------
+    warm_up_overrides: dict | None = {}  # parameters that make a run small (a generator's size); None: not warmed up
+
+    def warm_up_params(self, params: dict) -> dict | None:
+        """This workload's parameters for an unrecorded warm-up run (a few MB), or None when it is not run."""
+        if self.warm_up_overrides is None or self.copy_target(params):
+            return None
+        return {**params, **self.warm_up_overrides}
+
     def output_dataset(self, label: str) -> str | None:
         """The data set a run writes (a copy names its own after its label, so that copies do not collide)."""
         return self.produces

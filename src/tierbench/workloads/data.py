@@ -36,6 +36,7 @@ class DataWrite(Workload):
     params = (Param("size", "size", 256 * MB, "bytes to write"),
               Param("files", "count", 0, "files = writing tasks (0: one per 64 MB, at least 2)"))
     produces = "data"
+    warm_up_overrides = {"size": 8 * MB, "files": 2}
     metrics = ("data_mb", "throughput_mb_s", "files")
     phases = ("write",)
     io = IORoles(input=None, intermediate=None, output="data_mb")

@@ -150,6 +150,7 @@ class DfsioWrite(_Dfsio):
               Param("file_size", "size", 64 * MB, "size of each file, e.g. \"64MB\""),
               Param("buffer_size", "size", 1_000_000, "bytes per write call (TestDFSIO's default: 1000000)"))
     produces = "dfsio-files"
+    warm_up_overrides = {"files": 2, "file_size": 8 * MB}
     phases = ("write",)
     io = IORoles(input=None, intermediate=None, output="data_mb")
     spark_job = "Dfsio.write"

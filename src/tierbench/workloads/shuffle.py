@@ -24,6 +24,7 @@ class Shuffle(Workload):
     io = IORoles(input=None, intermediate="data_mb", output=None)
     verifies = True
     spark_job = "Shuffle.run"
+    warm_up_overrides = {"size": 16 * MB, "map_tasks": 2, "partitions": 0, "fetch_size": None}
 
     def planned_io(self, params, input_bytes):
         return {"input": 0, "intermediate": params["size"], "output": 0}

@@ -138,6 +138,7 @@ class SqlGen(Workload):
               Param("parts", "count", 2, "Parquet files per table", 1),
               Param("output_codec", "choice", "snappy", "Parquet compression", choices=tuple(PARQUET_CODECS)))
     produces = "sql-tables"
+    warm_up_overrides = {"scale": 0.01, "parts": 1}
     metrics = ("stored_mb", "gen_s", "upload_s")
     phases = ("upload",)
     io = IORoles(input=None, intermediate=None, output="stored_mb")
@@ -182,6 +183,7 @@ class Sql(Workload):
               Param("partitions", "count", 0, "spark.sql.shuffle.partitions (0: Spark's default)"),
               Param("verify", "bool", False, "check every answer against DuckDB reading the same Parquet"))
     consumes, producer = "sql-tables", "sqlgen"
+    warm_up_overrides = {"verify": False}
     metrics = ("queries_s", "queries", "data_mb")
     phases = ()  # one Spark stage per query step: too many to name; the profile shows them as stage N
     io = IORoles(input="data_mb", intermediate=None, output=None)

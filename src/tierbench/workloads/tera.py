@@ -30,6 +30,7 @@ class TeraGen(Workload):
               Param("filler", "choice", "hadoop", "\"hadoop\": rows byte-identical to Hadoop's TeraGen (compress to ~1/3); "
                     "\"random\": incompressible filler (Spark engine only)", choices=("hadoop", "random")))
     produces = "tera-input"
+    warm_up_overrides = {"rows": 100_000, "size": None, "tasks": 2}
     metrics = ("rows", "data_mb", "throughput_mb_s", "tasks")
     phases = ("generate + write",)
     io = IORoles(input=None, intermediate=None, output="data_mb")

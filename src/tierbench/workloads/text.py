@@ -28,6 +28,7 @@ class TextGen(Workload):
               Param("plant_every", "count", 0, "plant the string once in every N-th line (0: never)"),
               OUTPUT_CODEC)
     produces = "text"
+    warm_up_overrides = {"size": 8 * MB, "tasks": 2}
     metrics = ("data_mb", "stored_mb", "throughput_mb_s", "words", "lines", "tasks")
     phases = ("generate + write",)
     io = IORoles(input=None, intermediate=None, output="stored_mb")
