@@ -220,3 +220,22 @@ def test_report_imports_nothing_of_execution():
             "print(bad); sys.exit(bool(bad))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stdout + out.stderr
+
+
+def test_summary_shows_mb_s_per_core_of_the_engines_cores(plain):
+    from tierbench.analysis.stats import engine_cores
+    from tierbench.report.build import build_report, load_study
+
+    study, records = load_study(plain)
+    assert {engine_cores(r) for r in records} == {2}  # the quickstart runs local[2]
+    table = next(b for s in build_report(study, records).sections if s.title.startswith("Summary")
+                 for b in s.blocks if isinstance(b, Table))
+    tp, per_core = table.head.index("throughput MB/s (median)"), table.head.index("MB/s per core (median)")
+    shown = [(float(row[tp]), float(row[per_core])) for row in table.rows if row[tp] != "–"]
+    assert shown and all(abs(t / 2 - c) <= 0.06 for t, c in shown), shown
+    machine = {"cpu_cores": 8}
+    assert engine_cores({"engine_conf": {"spark.master": "local[*]"}, "machine": machine}) == 8
+    assert engine_cores({"engine_conf": {"spark.master": "local"}, "machine": machine}) == 1
+    assert engine_cores({"engine_conf": {"spark.master": "yarn", "spark.executor.instances": "4", "spark.executor.cores": "3"}}) == 12
+    assert engine_cores({"engine_conf": {"spark.master": "spark://h:7077"}}) is None  # unknown: the column says "–"
+    assert engine_cores({"engine_kind": "hadoop", "engine_conf": {"mapreduce.framework.name": "local"}}) == 1

@@ -5,6 +5,7 @@ t-test for "is this configuration's runtime different from the baseline's".
 Warnings are values whose text says what to do, as hyperfine's and pyperf's do.
 """
 
+import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -87,9 +88,27 @@ class Analysis:
     workloads: list[str]
     runtime: dict[tuple[str, str], Summary] = field(default_factory=dict)
     throughput: dict[tuple[str, str], Summary] = field(default_factory=dict)
+    # throughput / the engine's cores (engine_cores): how far the job itself is from being what is measured
+    per_core: dict[tuple[str, str], Summary] = field(default_factory=dict)
     comparisons: list[Comparison] = field(default_factory=list)
     warnings: list[Warning_] = field(default_factory=list)
     failed: list[dict] = field(default_factory=list)
+
+
+def engine_cores(record: dict) -> int | None:
+    """The cores the run's engine computed with: local[N] -> N, local[*] -> the machine's; on a cluster,
+    executors x cores per executor when the settings say both; else None (unknown)."""
+    conf = record.get("engine_conf") or {}
+    master = conf.get("spark.master", "")
+    machine = (record.get("machine") or {}).get("cpu_cores")
+    m = re.match(r"^local(?:\[(\*|\d+)(?:,\d+)?\])?$", master)
+    if m:
+        return machine if m.group(1) == "*" else int(m.group(1) or 1)
+    if record.get("engine_kind") == "hadoop":  # LocalJobRunner runs this many maps at once (Hadoop's default: 1)
+        local = conf.get("mapreduce.framework.name", "local") == "local"
+        return int(conf.get("mapreduce.local.map.tasks.maximum", 1)) if local else None
+    executors, cores = conf.get("spark.executor.instances"), conf.get("spark.executor.cores")
+    return int(executors) * int(cores) if executors and cores and executors.isdigit() and cores.isdigit() else None
 
 
 def variant_of(record: dict) -> str:
@@ -115,6 +134,9 @@ def analyse(records: list[dict], baseline: str, configs: list[str], workloads: l
             tp = [r["metrics"].get("aggregate_throughput_mb_s", r["metrics"].get("throughput_mb_s")) for r in runs]
             if all(t is not None for t in tp):
                 an.throughput[(config, wl)] = summarize(tp, config, wl, "throughput_mb_s")
+                cores = [engine_cores(r) for r in runs]
+                if all(cores):
+                    an.per_core[(config, wl)] = summarize([t / c for t, c in zip(tp, cores)], config, wl, "mb_s_per_core")
             if s.n > 1 and s.cv > UNSTABLE_CV:
                 an.warnings.append(Warning_(config, wl, f"unstable: runtime spread (std dev) is {s.cv:.0%} of the mean; "
                                             "add repeats, make the job larger, or check for other load on the machine"))

@@ -547,15 +547,17 @@ def _summary_rows(an: Analysis) -> list[list[str]]:
             if s is None:
                 continue
             t = an.throughput.get((config, wl))
+            pc = an.per_core.get((config, wl))
             b = an.runtime.get((an.baseline, wl))
             ci = f"{s.ci95[0]:.2f} – {s.ci95[1]:.2f}" if s.ci95 else "–"
             rows.append([wl, config, str(s.n), f"{s.median:.2f}", f"{s.mean:.2f}", f"{s.std:.2f}", ci,
-                         f"{s.min:.2f} – {s.max:.2f}", f"{t.median:.1f}" if t else "–",
+                         f"{s.min:.2f} – {s.max:.2f}", f"{t.median:.1f}" if t else "–", f"{pc.median:.1f}" if pc else "–",
                          f"{s.median / b.median:.2f}" if b and b.median else "–"])
     return rows
 
 
-SUMMARY_HEAD = ["workload", "config", "runs", "median s", "mean s", "std dev s", "95% CI of mean s", "min – max s", "throughput MB/s (median)", "runtime / baseline"]
+SUMMARY_HEAD = ["workload", "config", "runs", "median s", "mean s", "std dev s", "95% CI of mean s", "min – max s", "throughput MB/s (median)",
+                "MB/s per core (median)", "runtime / baseline"]
 RUN_HEAD = ["run", "status", "wall s", "key metrics", "bound by", "of the device's ceiling", "started (UTC)", "cache dropped", "error"]
 
 
