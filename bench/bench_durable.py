@@ -30,35 +30,11 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from common import drop_caches, spark_session  # noqa: E402
+from common import drop_caches, fio, spark_session  # noqa: E402
 
 from tierbench.storage import emulation  # noqa: E402
 from tierbench.units import MB, parse_size  # noqa: E402
 from tierbench.workloads.dfsio import dfsio_figures  # noqa: E402
-
-
-def fio(workdir: Path, rw: str, files: int, size: int) -> float:
-    """Aggregate MB/s of `files` fio jobs, one file each, as fio reports it."""
-    # the device's own ceiling: O_DIRECT, 16 requests in flight (measured here: buffered psync with fsyncs, one
-    # request at a time, was slower than durable DFSIO, whose writers sync in the background while they write,
-    # so it was no ceiling); a write is on the device when it completes, and end_fsync flushes its cache
-    # (reads stay buffered, as DFSIO's are: the kernel's read-ahead is part of what a reader gets)
-    cmd = ["fio", "--name=tierbench-durable", f"--directory={workdir}", f"--rw={rw}", "--bs=1M", f"--size={size}",
-           f"--numjobs={files}", "--group_reporting", "--output-format=json"]
-    if rw == "write":
-        cmd += ["--ioengine=libaio", "--iodepth=16", "--direct=1", "--end_fsync=1"]
-    else:
-        cmd += ["--ioengine=psync", "--direct=0"]
-    workdir.mkdir(parents=True, exist_ok=True)
-    drop_caches()
-    out = subprocess.run(cmd, capture_output=True, text=True)
-    if out.returncode != 0:
-        raise SystemExit(f"fio failed: {out.stderr.strip()[-500:]}")
-    # fio's own figure (its jobs' bytes over their IO time, summed by group_reporting): the pure IO loop, what
-    # "fio's sequential write" means to its users; the wall around the fio process was 5% lower here (its start,
-    # laying out the files)
-    job = json.loads(out.stdout[out.stdout.index("{"):])["jobs"][0]
-    return job[rw]["bw_bytes"] / MB
 
 
 def dfsio(spark, jobs, durable: bool, write: bool, base: str, files: int, size: int) -> float:

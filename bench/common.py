@@ -1,7 +1,11 @@
 """What the benchmarks share: dropping the page cache between steps, and the local Spark session they measure in."""
 
+import json
 import os
+import subprocess
 from pathlib import Path
+
+from tierbench.units import MB  # noqa: E402 (tierbench's MB/s: MiB per second, as its reports)
 
 os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
 
@@ -73,3 +77,27 @@ def timed_hadoop(scratch: Path, main_class: str, *args: str, settings: dict | No
         raise SystemExit(f"hadoop {main_class} failed:\n{out.stderr[-2000:]}")
     log = out.stderr + out.stdout
     return job_seconds(log) or wall, log
+
+
+def fio(workdir: Path, rw: str, files: int, size: int) -> float:
+    """Aggregate MB/s of `files` fio jobs, one file each, as fio reports it."""
+    # the device's own ceiling: O_DIRECT, 16 requests in flight (measured here: buffered psync with fsyncs, one
+    # request at a time, was slower than durable DFSIO, whose writers sync in the background while they write,
+    # so it was no ceiling); a write is on the device when it completes, and end_fsync flushes its cache
+    # (reads stay buffered, as DFSIO's are: the kernel's read-ahead is part of what a reader gets)
+    cmd = ["fio", "--name=tierbench-durable", f"--directory={workdir}", f"--rw={rw}", "--bs=1M", f"--size={size}",
+           f"--numjobs={files}", "--group_reporting", "--output-format=json"]
+    if rw == "write":
+        cmd += ["--ioengine=libaio", "--iodepth=16", "--direct=1", "--end_fsync=1"]
+    else:
+        cmd += ["--ioengine=psync", "--direct=0"]
+    workdir.mkdir(parents=True, exist_ok=True)
+    drop_caches()
+    out = subprocess.run(cmd, capture_output=True, text=True)
+    if out.returncode != 0:
+        raise SystemExit(f"fio failed: {out.stderr.strip()[-500:]}")
+    # fio's own figure (its jobs' bytes over their IO time, summed by group_reporting): the pure IO loop, what
+    # "fio's sequential write" means to its users; the wall around the fio process was 5% lower here (its start,
+    # laying out the files)
+    job = json.loads(out.stdout[out.stdout.index("{"):])["jobs"][0]
+    return job[rw]["bw_bytes"] / MB

@@ -1,0 +1,197 @@
+"""Benchmark: tierbench's TeraSort against the IO lower bound, its scaling, and its peers -- one run, durable.
+
+Not a test: it prints seconds and ratios, all measured in this run on --dir's device (as root, the page
+cache is dropped before each step). Spark local[*], durable mode (every file synced before its task ends,
+shuffle files too: engines/spark.py's DURABLE_CONF), as a durable study runs it.
+
+  ceilings  fio on the same directory: sequential write (O_DIRECT, 16 in flight, end_fsync) and read
+  bound     the bytes each TeraSort phase must move over those ceilings: the map reads the input and writes
+            the shuffle, the reduce reads the shuffle and writes the output (shuffle bytes as Spark counted
+            them: compressed, LZ4 by default) -- no job on this device can be faster
+  curve     TeraGen then TeraSort at each of --sizes: seconds, seconds per GB, and the ratio to the bound
+  peers     at --peers-at, on the same rows: Hadoop 3.4.2's own TeraSort (LocalJobRunner, maps in parallel
+            on every core, 256 MB sort buffer), an RDD sortByKey TeraSort (HiBench's shape:
+            PeerSorts.java) and Spark's DataFrame sort (orderBy over Parquet of the same row count)
+  --profile a JFR CPU profile of tierbench's TeraSort at --peers-at: the hottest frames, own and total
+
+Goals (issue 20): TeraSort within 1.5x of the bound at 2 GB and 8 GB; seconds per GB at 8 GB within 15%
+of those at 1 GB.
+
+  .venv/bin/python bench/bench_bound.py                                   # 0.5-8 GB, peers at 2 GB (~25 min)
+  .venv/bin/python bench/bench_bound.py --sizes 1GB,2GB --peers-at 1GB --profile
+"""
+
+import argparse
+import collections
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from common import drop_caches, fio, spark_session, timed_hadoop, timed_job  # noqa: E402
+
+from tierbench.engines.spark import DURABLE_CONF  # noqa: E402
+from tierbench.units import MB, format_size, parse_size  # noqa: E402
+
+EXAMPLES = "org.apache.hadoop.examples.terasort."
+
+
+def shuffle_bytes(result: dict) -> int:
+    return sum(s.get("shuffle_write_bytes", 0) for s in result.get("stages", []))
+
+
+def bound_s(size: int, shuffled: int, write_mb_s: float, read_mb_s: float) -> float:
+    """Seconds the device needs for the bytes TeraSort must move: input read, shuffle written and read back,
+    output written."""
+    return (size + shuffled) / MB / read_mb_s + (shuffled + size) / MB / write_mb_s
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--sizes", default="0.5GB,1GB,2GB,4GB,8GB", help="TeraSort sizes, comma-separated")
+    ap.add_argument("--peers-at", default="2GB", help="the size the peers run at (\"\": no peers)")
+    ap.add_argument("--dir", default="/tmp", help="a directory on the device to measure")
+    ap.add_argument("--driver-memory", default="8g")
+    ap.add_argument("--profile", action="store_true", help="JFR CPU profile of the TeraSort at --peers-at")
+    args = ap.parse_args()
+    sizes = [parse_size(s) for s in args.sizes.split(",") if s]
+    peers_at = parse_size(args.peers_at) if args.peers_at else None
+    root = Path(args.dir) / "tierbench-bench-bound"  # ours alone: deleted at the end
+    shutil.rmtree(root, ignore_errors=True)
+    root.mkdir(parents=True)
+    if not shutil.which("fio"):
+        raise SystemExit("fio is not installed (apt-get install fio)")
+    if not drop_caches():
+        print("warning: not root: the page cache is not dropped between steps", file=sys.stderr)
+    try:
+        return measure(args, root, sizes, peers_at)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def measure(args, root: Path, sizes: list[int], peers_at: int | None) -> int:
+    write = fio(root / "fio", "write", 2, 1 << 30)
+    read = fio(root / "fio", "read", 2, 1 << 30)
+    shutil.rmtree(root / "fio")
+    cores = os.cpu_count()
+    print(f"{cores} cores; fio on {args.dir}: sequential write {write:.0f} MB/s (O_DIRECT, end_fsync), read {read:.0f} MB/s", flush=True)
+    conf = {k: v for k, v in DURABLE_CONF.items()}
+    spark, jobs = spark_session("bench-bound", root, args.driver_memory, "local[*]", **conf)
+    tb = lambda job, **p: timed_job(spark, jobs, job, **p)
+    uri = lambda name: (root / name).as_uri()
+    tb("teragen", rows=100_000, tasks=2, output=[uri("warm")])  # a warm JVM, as a study's (warmup.py)
+    tb("terasort", input=[uri("warm")], output=[uri("warm-s")])
+    curve = []
+    print(f"\n{'size':>8} {'TeraGen s':>10} {'TeraSort s':>11} {'s per GB':>9} {'shuffle':>9} {'IO bound s':>11} "
+          f"{'sort / bound':>13} {'MB/s per core':>14}")
+    for size in sizes:
+        rows = size // 100
+        tasks = max(2, -(-size // (64 << 20)))
+        for d in ("tg", "ts"):
+            shutil.rmtree(root / d, ignore_errors=True)
+        gen_s, g = tb("teragen", rows=rows, tasks=tasks, output=[uri("tg")])
+        profile = args.profile and size == peers_at
+        jfr = start_jfr(spark, root) if profile else None
+        sort_s, srt = tb("terasort", input=[uri("tg")], output=[uri("ts")])
+        if jfr:
+            stop_jfr(spark, jfr)
+        _, v = tb("teravalidate", input=[uri("ts")])
+        assert v["error_count"] == 0 and v["checksum"] == g["checksum"], v
+        sh = shuffle_bytes(srt)
+        b = bound_s(size, sh, write, read)
+        curve.append((size, sort_s))
+        print(f"{format_size(size):>8} {gen_s:>10.1f} {sort_s:>11.1f} {sort_s / (size / 2**30):>9.2f} {format_size(sh):>9} "
+              f"{b:>11.1f} {sort_s / b:>12.2f}x {size / MB / sort_s / cores:>14.0f}", flush=True)
+        if size == peers_at:
+            peers(spark, jobs, root, rows, tasks, cores, sort_s)
+        if jfr:
+            print_profile(jfr)
+    spark.stop()
+    per_gb = {s: t / (s / 2**30) for s, t in curve}
+    if (1 << 30) in per_gb and max(per_gb) > (1 << 30):
+        big = max(per_gb)
+        print(f"\nscaling: {per_gb[big]:.2f} s/GB at {format_size(big)} vs {per_gb[1 << 30]:.2f} at 1 GB: "
+              f"{per_gb[big] / per_gb[1 << 30]:.2f}x (goal: within 1.15x)")
+    return 0
+
+
+def peers(spark, jobs, root: Path, rows: int, tasks: int, cores: int, tb_sort_s: float) -> None:
+    uri = lambda name: (root / name).as_uri()
+    out = {}
+    shutil.rmtree(root / "rdd", ignore_errors=True)
+    out["RDD sortByKey (HiBench's shape)"], _ = timed_job(spark, jobs, "PeerSorts.rddSortByKey", input=[uri("tg")], output=[uri("rdd")])
+    _, v = timed_job(spark, jobs, "teravalidate", input=[uri("rdd")])
+    assert v["error_count"] == 0, v
+    shutil.rmtree(root / "rdd")
+    hadoop_settings = {"mapreduce.local.map.tasks.maximum": cores, "mapreduce.task.io.sort.mb": 256,
+                       "mapreduce.job.reduces": cores}
+    out["Hadoop 3.4.2 TeraSort (local)"], _ = timed_hadoop(root, EXAMPLES + "TeraSort", uri("tg"), uri("hs"), settings=hadoop_settings)
+    shutil.rmtree(root / "hs", ignore_errors=True)
+    out["DataFrame sort (Parquet)"] = dataframe_sort(spark, root, rows, tasks)
+    print(f"         peers on the same {rows:,} rows (tierbench's TeraSort: {tb_sort_s:.1f} s):")
+    for name, s in out.items():
+        print(f"         {name:34s} {s:7.1f} s   {s / tb_sort_s:5.2f}x tierbench's")
+
+
+def dataframe_sort(spark, root: Path, rows: int, tasks: int) -> float:
+    """orderBy(key) over Parquet of `rows` rows of a 10-byte key and 90 bytes of hash output (generated first,
+    untimed)."""
+    from pyspark.sql import functions as F
+
+    h = F.sha2(F.col("id").cast("string"), 512)
+    (spark.range(0, rows, 1, tasks)
+     .select(F.unhex(F.substring(h, 1, 20)).alias("key"),
+             F.unhex(F.concat(F.substring(h, 21, 108), F.substring(F.sha2(F.col("id").cast("string"), 256), 1, 52))).alias("value"))
+     .write.mode("overwrite").parquet(str(root / "dg")))
+    drop_caches()
+    t = time.perf_counter()
+    spark.read.parquet(str(root / "dg")).orderBy("key").write.mode("overwrite").parquet(str(root / "ds"))
+    s = time.perf_counter() - t
+    shutil.rmtree(root / "dg")
+    shutil.rmtree(root / "ds")
+    return s
+
+
+def _jvm_pid(spark) -> int:
+    return int(spark._jvm.java.lang.ProcessHandle.current().pid())
+
+
+def start_jfr(spark, root: Path) -> Path:
+    path = root / "terasort.jfr"
+    subprocess.run(["jcmd", str(_jvm_pid(spark)), "JFR.start", "name=terasort", "settings=profile", f"filename={path}"],
+                   check=True, capture_output=True)
+    return path
+
+
+def stop_jfr(spark, path: Path) -> None:
+    subprocess.run(["jcmd", str(_jvm_pid(spark)), "JFR.stop", "name=terasort"], check=True, capture_output=True)
+
+
+def print_profile(path: Path, top: int = 15) -> None:
+    """The hottest frames of the JFR execution samples: own (top of stack) and total (anywhere in it)."""
+    out = subprocess.run(["jfr", "print", "--events", "jdk.ExecutionSample", "--stack-depth", "64", str(path)],
+                         capture_output=True, text=True, check=True).stdout
+    own, total, samples = collections.Counter(), collections.Counter(), 0
+    for event in out.split("jdk.ExecutionSample")[1:]:
+        frames = [re.sub(r"\s+line:.*", "", f.strip()) for f in re.findall(r"^\s+(\S.*?\))\s+line:", event, re.M)]
+        if not frames:
+            continue
+        samples += 1
+        own[frames[0]] += 1
+        for f in set(frames):
+            total[f] += 1
+    print(f"\n         JFR CPU profile of the TeraSort: {samples} samples")
+    print("         own (top of stack):")
+    for f, n in own.most_common(top):
+        print(f"           {n / samples:6.1%}  {f[:110]}")
+    print("         total (anywhere in the stack), tierbench's and the JDK's IO:")
+    for f, n in [(f, n) for f, n in total.most_common(200) if f.startswith(("tierbench.", "java.io", "sun.nio", "org.apache.spark.shuffle", "net.jpountz"))][:top]:
+        print(f"           {n / samples:6.1%}  {f[:110]}")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
