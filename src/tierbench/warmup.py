@@ -32,8 +32,9 @@ def warm_up(study, engine, planned, on_phase) -> dict:
         if params is not None and has_input and not any(c.name == w.name for c in chosen.values()):
             chosen[w.label] = WorkloadSpec(w.name, w.label, params)  # (sweeps: one value of a kind is enough)
     failed: dict[str, str] = {}
-    for _ in range(WARM_UP_PASSES):
-        layout.remove_repeat(config, variant, WARM_UP_REPEAT)  # (engines refuse an existing output)
+    for pass_ in range(WARM_UP_PASSES):
+        if pass_ > 0 or study.resume or not config.remote:  # (engines refuse an existing output; a remote file
+            layout.remove_repeat(config, variant, WARM_UP_REPEAT)  # system is asked only when needed: a JVM each)
         ran: dict[str, WorkloadSpec] = {}  # kind -> what ran in this pass, the input of its consumers
         for label, small in chosen.items():
             d = small.definition
