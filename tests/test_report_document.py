@@ -239,3 +239,15 @@ def test_summary_shows_mb_s_per_core_of_the_engines_cores(plain):
     assert engine_cores({"engine_conf": {"spark.master": "yarn", "spark.executor.instances": "4", "spark.executor.cores": "3"}}) == 12
     assert engine_cores({"engine_conf": {"spark.master": "spark://h:7077"}}) is None  # unknown: the column says "–"
     assert engine_cores({"engine_kind": "hadoop", "engine_conf": {"mapreduce.framework.name": "local"}}) == 1
+
+
+def test_environment_says_how_the_engines_applications_lived(plain):
+    from tierbench.report.build import build_report, load_study
+
+    study, records = load_study(plain)
+    study["engine_applications"] = {"spark": {"keep_alive_memory": 6 << 30, "started": 2, "resumed": 2}}
+    first = next(r for r in records if r["run_key"] == "r1/single/dfsio-write")
+    first["details"]["warm_up"] = {"s": 2.5, "passes": 2, "workloads": ["dfsio-write"]}
+    env = next(b for s in build_report(study, records).sections if s.title == "Environment" for b in s.blocks if isinstance(b, Table))
+    row = next(r for r in env.rows if r[0] == "engine spark applications")
+    assert "2 started" in row[1] and "median 2.5 s" in row[1] and "2 resumed" in row[1] and "6 GB" in row[1], row

@@ -2,6 +2,7 @@
 note and warning of report.html and report.md is decided here, once; report/render.py only draws it."""
 
 import math
+import statistics
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from functools import cached_property
@@ -314,7 +315,6 @@ def _node_row(x: dict) -> list[str]:
 
 
 def _query_rows(runs) -> list[list[str]]:
-    import statistics
 
     groups: dict[tuple, list] = {}
     for r in runs:
@@ -583,6 +583,16 @@ def _environment(study, runs) -> list[list[str]]:
         ran = next((r for r in runs if r.get("engine_version") and r.get("engine", e.get("kind")) in (e.get("name"), e.get("kind"))), {})
         where = f"master {e.get('master')}" if e.get("kind", "spark") == "spark" else f"{e.get('mode', 'local')} mode"
         rows.append([f"engine {e.get('name', e.get('kind'))}", f"{ran.get('engine_version', '–')}, {where}"])
+        name = e.get("name") or e.get("kind")
+        lived = (study.get("engine_applications") or {}).get(name)
+        if lived:
+            warm = [r["details"]["warm_up"]["s"] for r in runs if r.get("engine") == name and "warm_up" in r.get("details", {})]
+            budget = format_size(lived["keep_alive_memory"]) if lived["keep_alive_memory"] else "0: one at a time"
+            rows.append([f"engine {name} applications",
+                         f"{lived['started']} started" + (f" (each warmed up before its first measured run: median "
+                                                          f"{statistics.median(warm):.1f} s)" if warm else "")
+                         + f", {lived['resumed']} resumed after idling between their configuration's turns "
+                           f"(keep_alive_memory {budget})"])
     return rows + [
         ["tierbench", f"{study.get('tool_version')} (commit {study.get('git_commit') or 'unknown'})"],
         ["command", " ".join(study.get("command_line", []))],
