@@ -1,12 +1,13 @@
-"""The warm-up of a fresh engine application: the study's workloads once, at a few MB, unrecorded.
+"""The warm-up of a fresh engine application: the study's workloads, twice at a few MB, unrecorded.
 
 A Spark application's first jobs run in a cold JVM (classes loading, the JIT compiling the hot loops): at
 small sizes the first measured run of each application took 30-50% longer than the same run after it (the
 quickstart's DFSIO write: 1.3-1.8 s cold, 0.3 s warm). Without a warm-up, every figure would depend on
 where in its application's life a run fell -- and keeping applications alive between a configuration's
 turns (engines/spark.py) would make later repeats faster than the first. So each fresh application runs
-every workload of the study at a small size, twice (once left them 10-20% slower than after more runs) (workload.warm_up_params), producers first, on its own
-configuration's storage under the repeat "r0", deleted at once.
+every workload of the study at a small size (workload.warm_up_params), producers first, on its own
+configuration's storage under the repeat "r0", deleted at once -- twice: after one pass its runs were still
+10-20% slower than a resumed application's.
 """
 
 import time
@@ -31,6 +32,7 @@ def warm_up(study, engine, planned, on_phase) -> dict:
         has_input = not w.definition.producer or any(c.name == w.definition.producer for c in chosen.values())
         if params is not None and has_input and not any(c.name == w.name for c in chosen.values()):
             chosen[w.label] = WorkloadSpec(w.name, w.label, params)  # (sweeps: one value of a kind is enough)
+    uris = lambda ds: layout.dataset_uris(config, variant, WARM_UP_REPEAT, ds) if ds else []
     failed: dict[str, str] = {}
     for pass_ in range(WARM_UP_PASSES):
         if pass_ > 0 or study.resume or not config.remote:  # (engines refuse an existing output; a remote file
@@ -41,7 +43,6 @@ def warm_up(study, engine, planned, on_phase) -> dict:
             producer = ran.get(d.producer) if d.producer else None
             if d.producer and producer is None:
                 continue
-            uris = lambda ds: layout.dataset_uris(config, variant, WARM_UP_REPEAT, ds) if ds else []
             req = JobRequest(f"warm-up/{variant}/{label}", small, producer, uris(d.consumes), uris(d.output_dataset(label)),
                              local_dirs, layout.scratch_dir(config, variant, WARM_UP_REPEAT, label), config.engine_settings(),
                              config.default_fs)
