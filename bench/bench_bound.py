@@ -13,12 +13,16 @@ shuffle files too: engines/spark.py's DURABLE_CONF), as a durable study runs it.
             on every core, 256 MB sort buffer), an RDD sortByKey TeraSort (HiBench's shape:
             PeerSorts.java) and Spark's DataFrame sort (orderBy over Parquet of the same row count)
   --profile a JFR CPU profile of tierbench's TeraSort at --peers-at: the hottest frames, own and total
+  memory    the GB/s at which this machine first touches fresh memory, and per TeraSort the pages the kernel
+            handed out (page cache, heap) and its kernel CPU seconds: where a VM returns freed memory to
+            its host, each fresh page costs a host fault, a cost no device ceiling shows
 
 Goals (issue 20): TeraSort within 1.5x of the bound at 2 GB and 8 GB; seconds per GB at 8 GB within 15%
 of those at 1 GB.
 
   .venv/bin/python bench/bench_bound.py                                   # 0.5-8 GB, peers at 2 GB (~25 min)
   .venv/bin/python bench/bench_bound.py --sizes 1GB,2GB --peers-at 1GB --profile
+  .venv/bin/python bench/bench_bound.py --emulate nvme --sizes 1GB,2GB --peers-at ""   # a device of known shape
 """
 
 import argparse
@@ -32,7 +36,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from common import drop_caches, fio, spark_session, timed_hadoop, timed_job  # noqa: E402
+from common import drop_caches, fio, run_on_emulated_device, spark_session, timed_hadoop, timed_job  # noqa: E402
 
 from tierbench.engines.spark import DURABLE_CONF  # noqa: E402
 from tierbench.units import MB, format_size, parse_size  # noqa: E402
@@ -42,6 +46,30 @@ EXAMPLES = "org.apache.hadoop.examples.terasort."
 
 def shuffle_bytes(result: dict) -> int:
     return sum(s.get("shuffle_write_bytes", 0) for s in result.get("stages", []))
+
+
+def vm_counters() -> tuple[float, float]:
+    """(GB of pages the kernel allocated so far, seconds of kernel CPU so far), machine-wide."""
+    vm = dict(line.split() for line in open("/proc/vmstat"))
+    pages = sum(int(v) for k, v in vm.items() if k.startswith("pgalloc_"))
+    system = int(open("/proc/stat").readline().split()[3]) / os.sysconf("SC_CLK_TCK")
+    return pages * 4096 / 2**30, system
+
+
+def first_touch_gb_s(gb: int = 1) -> float:
+    """GB/s at which this machine hands out memory never touched since it was freed (a page fault and a
+    zeroed page each): on a VM whose freed memory goes back to the host (virtio-balloon free page reporting),
+    every page the page cache or a heap takes anew costs a fault on the host too."""
+    import mmap
+
+    n = gb << 30
+    m = mmap.mmap(-1, n)
+    t = time.perf_counter()
+    for off in range(0, n, 4096):
+        m[off] = 1
+    rate = gb / (time.perf_counter() - t)
+    m.close()
+    return rate
 
 
 def bound_s(size: int, shuffled: int, write_mb_s: float, read_mb_s: float) -> float:
@@ -57,7 +85,14 @@ def main() -> int:
     ap.add_argument("--dir", default="/tmp", help="a directory on the device to measure")
     ap.add_argument("--driver-memory", default="8g")
     ap.add_argument("--profile", action="store_true", help="JFR CPU profile of the TeraSort at --peers-at")
+    ap.add_argument("--emulate", metavar="PROFILE", help="run on an emulated device of this profile (hdd, sata-ssd, "
+                    "nvme: storage/emulation.py); --dir is then ignored")
+    ap.add_argument("--against-emulated", metavar="NAME", help=argparse.SUPPRESS)  # --emulate's child
     args = ap.parse_args()
+    if args.emulate:
+        need = 3 * max(parse_size(x) for x in args.sizes.split(",") if x) + (3 << 30)  # input, shuffle, output; fio
+        argv = ["--sizes", args.sizes, "--peers-at", args.peers_at, "--driver-memory", args.driver_memory]
+        return run_on_emulated_device(__file__, args.emulate, need, argv + (["--profile"] if args.profile else []))
     sizes = [parse_size(s) for s in args.sizes.split(",") if s]
     peers_at = parse_size(args.peers_at) if args.peers_at else None
     root = Path(args.dir) / "tierbench-bench-bound"  # ours alone: deleted at the end
@@ -78,7 +113,9 @@ def measure(args, root: Path, sizes: list[int], peers_at: int | None) -> int:
     read = fio(root / "fio", "read", 2, 1 << 30)
     shutil.rmtree(root / "fio")
     cores = os.cpu_count()
-    print(f"{cores} cores; fio on {args.dir}: sequential write {write:.0f} MB/s (O_DIRECT, end_fsync), read {read:.0f} MB/s", flush=True)
+    touch = first_touch_gb_s()
+    print(f"{cores} cores; fio on {args.dir}: sequential write {write:.0f} MB/s (O_DIRECT, end_fsync), read {read:.0f} MB/s; "
+          f"fresh memory first touched at {touch:.1f} GB/s", flush=True)
     conf = {k: v for k, v in DURABLE_CONF.items()}
     spark, jobs = spark_session("bench-bound", root, args.driver_memory, "local[*]", **conf)
     tb = lambda job, **p: timed_job(spark, jobs, job, **p)
@@ -87,7 +124,7 @@ def measure(args, root: Path, sizes: list[int], peers_at: int | None) -> int:
     tb("terasort", input=[uri("warm")], output=[uri("warm-s")])
     curve = []
     print(f"\n{'size':>8} {'TeraGen s':>10} {'TeraSort s':>11} {'s per GB':>9} {'shuffle':>9} {'IO bound s':>11} "
-          f"{'sort / bound':>13} {'MB/s per core':>14}")
+          f"{'sort / bound':>13} {'MB/s per core':>14} {'pages taken':>12} {'kernel CPU s':>13}")
     for size in sizes:
         rows = size // 100
         tasks = max(2, -(-size // (64 << 20)))
@@ -96,7 +133,9 @@ def measure(args, root: Path, sizes: list[int], peers_at: int | None) -> int:
         gen_s, g = tb("teragen", rows=rows, tasks=tasks, output=[uri("tg")])
         profile = args.profile and size == peers_at
         jfr = start_jfr(spark, root) if profile else None
+        pages0, system0 = vm_counters()
         sort_s, srt = tb("terasort", input=[uri("tg")], output=[uri("ts")])
+        pages, system = (a - b for a, b in zip(vm_counters(), (pages0, system0)))
         if jfr:
             stop_jfr(spark, jfr)
         _, v = tb("teravalidate", input=[uri("ts")])
@@ -105,7 +144,10 @@ def measure(args, root: Path, sizes: list[int], peers_at: int | None) -> int:
         b = bound_s(size, sh, write, read)
         curve.append((size, sort_s))
         print(f"{format_size(size):>8} {gen_s:>10.1f} {sort_s:>11.1f} {sort_s / (size / 2**30):>9.2f} {format_size(sh):>9} "
-              f"{b:>11.1f} {sort_s / b:>12.2f}x {size / MB / sort_s / cores:>14.0f}", flush=True)
+              f"{b:>11.1f} {sort_s / b:>12.2f}x {size / MB / sort_s / cores:>14.0f} {pages:>9.1f} GB {system:>13.1f}", flush=True)
+        if size == sizes[-1]:
+            print(f"{'':>8} (pages taken: {pages:.1f} GB at {touch:.1f} GB/s of first touch = {pages / touch:.1f} s of the "
+                  f"{system:.1f} s of kernel CPU)")
         if size == peers_at:
             peers(spark, jobs, root, rows, tasks, cores, sort_s)
         if jfr:

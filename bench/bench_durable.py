@@ -30,7 +30,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from common import drop_caches, fio, spark_session  # noqa: E402
+from common import drop_caches, fio, run_on_emulated_device, spark_session  # noqa: E402
 
 from tierbench.storage import emulation  # noqa: E402
 from tierbench.units import MB, parse_size  # noqa: E402
@@ -67,23 +67,11 @@ def main() -> int:
 
 
 def on_emulated_device(args) -> int:
-    """Bring up a device of the profile, measure on it (in a child: its Spark JVM ends with it, so the device
-    can be unmounted), take it down."""
-    if args.emulate not in emulation.PROFILES:
-        raise SystemExit(f"--emulate {args.emulate!r}: accepted: {', '.join(emulation.PROFILES)}")
     if args.file_size == "1GB":
         args.file_size = "256MB"  # at an emulated SATA SSD's ~70 MB/s here, 1 GB files take a quarter hour
     need = 3 * args.files * parse_size(args.file_size) + (1 << 30)  # fio's files, DFSIO's, and room
-    name = f"bench-durable-{os.getpid()}"
-    dev = emulation.up(name, args.emulate, need)
-    try:
-        print(emulation.describe(dev), flush=True)
-        emulation.enter_group()  # the child, its Spark JVM and fio inherit it
-        return subprocess.run([sys.executable, __file__, "--dir", dev.mount, "--files", str(args.files),
-                               "--file-size", args.file_size, "--repeats", str(args.repeats),
-                               "--against-emulated", name]).returncode
-    finally:
-        emulation.down(name)
+    return run_on_emulated_device(__file__, args.emulate, need, ["--files", str(args.files), "--file-size", args.file_size,
+                                                                 "--repeats", str(args.repeats)])
 
 
 def measure(args, profile=None) -> int:

@@ -101,3 +101,23 @@ def fio(workdir: Path, rw: str, files: int, size: int) -> float:
     # laying out the files)
     job = json.loads(out.stdout[out.stdout.index("{"):])["jobs"][0]
     return job[rw]["bw_bytes"] / MB
+
+
+def run_on_emulated_device(script: str, profile: str, size_bytes: int, argv: list[str]) -> int:
+    """Bring up an emulated device of `profile` (storage/emulation.py) with room for `size_bytes`, run `script`
+    with `argv` on it (--dir at its mount, --against-emulated NAME) in a child process -- the child's Spark
+    JVM ends with it, so the device can be unmounted -- and take the device down."""
+    import sys
+
+    from tierbench.storage import emulation
+
+    if profile not in emulation.PROFILES:
+        raise SystemExit(f"--emulate {profile!r}: accepted: {', '.join(emulation.PROFILES)}")
+    name = f"bench-{Path(script).stem.removeprefix('bench_')}-{os.getpid()}"
+    dev = emulation.up(name, profile, size_bytes)
+    try:
+        print(emulation.describe(dev), flush=True)
+        emulation.enter_group()  # the child, its Spark JVM and fio inherit it
+        return subprocess.run([sys.executable, script, "--dir", dev.mount, *argv, "--against-emulated", name]).returncode
+    finally:
+        emulation.down(name)
