@@ -22,9 +22,7 @@ absorbs flushes, so the same fio run swings by 2x between minutes).
 
 import argparse
 import json
-import os
 import shutil
-import subprocess
 import sys
 import time
 from pathlib import Path
