@@ -43,6 +43,17 @@ def test_samples_are_labelled_with_the_phase_the_tasks_spent_most_time_in():
     assert rows["map"]["write_mb"] == 3 / 2**20 and rows["map"]["seconds"] == 2.0 and rows[WRITEBACK]["seconds"] == 0.1
 
 
+def test_a_sample_that_ends_a_stage_belongs_to_it_not_to_the_next_stages_first_task_phase():
+    # the map stage's output is written as its tasks end (their own "map" intervals are over); the sample also
+    # holds the first 0.2 s of the reduce stage's fetch: most of it, and the writes, are the map stage's
+    samples = {"interval_s": 1.0, "start_ms": 0, "t_ms": [1000, 2000], "tags": ["job"] * 2}
+    phases = [{"phase": "map", "start_ms": 0, "end_ms": 1800, "level": 0},
+              {"phase": "reduce/output", "start_ms": 1800, "end_ms": 3000, "level": 0},
+              {"phase": "map", "start_ms": 0, "end_ms": 900, "level": 1},
+              {"phase": "shuffle", "start_ms": 1800, "end_ms": 2600, "level": 1}]
+    assert label_samples(samples, phases) == ["map", "map"]
+
+
 def test_reads_served_from_memory_are_flagged():
     samples = {"interval_s": 1.0, "start_ms": 0, "t_ms": [1000], "tags": ["job"],
                "devices": {"vdz": {k: [0] for k in ("rd_bytes", "wr_bytes", "rd_ios", "wr_ios", "rd_merges", "wr_merges", "io_ms", "in_flight")}},

@@ -24,24 +24,34 @@ def phase_intervals(names: tuple[str, ...], job: dict) -> list[dict]:
     return out
 
 
+SLICES = 10  # points per sample interval at which the phase is looked up
+
+
 def label_samples(samples: dict, intervals: list[dict]) -> list[str]:
+    """Each sample interval's phase: the one in force over most of it, where at each moment the finest level
+    that covers the moment decides (a task's own phase, else its stage). (Deciding by the finest level over
+    the whole interval gave a sample that ended a stage to the next stage's first task phase however little
+    of it that phase covered: a map stage's last output, written as its tasks end, went to the shuffle.)"""
+    levels = sorted({iv.get("level", 0) for iv in intervals}, reverse=True)  # finest first
     labels = []
     prev = samples.get("start_ms") or (samples["t_ms"][0] - samples["interval_s"] * 1000 if samples["t_ms"] else 0)
     for t, tag in zip(samples["t_ms"], samples["tags"]):
         if tag == "writeback":
             labels.append(WRITEBACK)
             continue
-        label = OUTSIDE
-        for level in sorted({iv.get("level", 0) for iv in intervals}, reverse=True):  # finest first
-            overlap: dict[str, float] = {}
-            for iv in intervals:
-                o = min(t, iv["end_ms"]) - max(prev, iv["start_ms"])
-                if iv.get("level", 0) == level and o > 0:
-                    overlap[iv["phase"]] = overlap.get(iv["phase"], 0) + o
-            if overlap:
-                label = max(overlap, key=overlap.get)
-                break
-        labels.append(label)
+        votes: dict[str, int] = {}
+        for k in range(SLICES):
+            at = prev + (k + 0.5) * (t - prev) / SLICES
+            for level in levels:
+                here: dict[str, int] = {}  # phase -> intervals (tasks) in it at this moment
+                for iv in intervals:
+                    if iv.get("level", 0) == level and iv["start_ms"] <= at < iv["end_ms"]:
+                        here[iv["phase"]] = here.get(iv["phase"], 0) + 1
+                if here:
+                    phase = max(here, key=here.get)
+                    votes[phase] = votes.get(phase, 0) + 1
+                    break
+        labels.append(max(votes, key=votes.get) if votes else OUTSIDE)
         prev = t
     return labels
 
