@@ -14,6 +14,11 @@ from scipy import stats
 UNSTABLE_CV = 0.10  # pyperf's threshold: spread >= 10% of the mean
 ALPHA = 0.05
 FEW_REPEATS = 3
+# Below this many repeats the interval shown is the runs' own range: Student's t interval of a mean of 2-4 runs
+# is 5-10x wider than the spread it came from and goes below zero, and a bootstrap has too few distinct resamples.
+BOOTSTRAP_FROM = 5
+BOOTSTRAP_RESAMPLES = 2000
+BOOTSTRAP_SEED = 0  # the same runs give the same interval in every report
 
 
 @dataclass
@@ -25,9 +30,13 @@ class Summary:
     mean: float
     median: float
     std: float
-    ci95: tuple[float, float] | None
+    ci95: tuple[float, float] | None  # Student's t interval of the mean (kept for the records; not drawn)
     min: float
     max: float
+    # what the report draws around the median: the runs' range below BOOTSTRAP_FROM repeats, else a bootstrap 95%
+    # interval of the median; never outside the values measured, so never below zero
+    interval: tuple[float, float] = (0.0, 0.0)
+    interval_kind: str = "range"  # "range" (min - max) or "bootstrap 95%"
 
     @property
     def cv(self) -> float:
@@ -42,6 +51,10 @@ class Comparison:
     ratio: float  # median runtime / baseline median runtime (normalised runtime)
     p_value: float | None
     verdict: str  # plain words
+    # the ratio's interval: with few repeats its extremes (fastest / slowest and slowest / fastest), else a bootstrap
+    # 95% interval resampling both sides; "" when either side has one run
+    ratio_interval: tuple[float, float] | None = None
+    ratio_interval_kind: str = ""
 
 
 @dataclass
@@ -60,11 +73,35 @@ def summarize(values, config: str, workload: str, metric: str) -> Summary:
     if n > 1:
         sem = stats.sem(a)
         ci = (mean, mean) if sem == 0 else tuple(float(x) for x in stats.t.interval(0.95, n - 1, loc=mean, scale=sem))
-    return Summary(config, workload, metric, n, mean, float(np.median(a)), std, ci, float(np.min(a)), float(np.max(a)))
+    interval, kind = median_interval(a)
+    return Summary(config, workload, metric, n, mean, float(np.median(a)), std, ci, float(np.min(a)), float(np.max(a)),
+                   interval, kind)
+
+
+def median_interval(a: np.ndarray) -> tuple[tuple[float, float], str]:
+    """The interval shown around a median: the range below BOOTSTRAP_FROM values, else the percentile bootstrap."""
+    if len(a) < BOOTSTRAP_FROM:
+        return (float(np.min(a)), float(np.max(a))), "range"
+    meds = np.median(np.random.default_rng(BOOTSTRAP_SEED).choice(a, size=(BOOTSTRAP_RESAMPLES, len(a))), axis=1)
+    return (float(np.percentile(meds, 2.5)), float(np.percentile(meds, 97.5))), "bootstrap 95%"
+
+
+def ratio_interval(base, other) -> tuple[tuple[float, float] | None, str]:
+    """The interval of median(other) / median(base): the extremes with few repeats, else a bootstrap of both."""
+    b, o = np.asarray(base, dtype=float), np.asarray(other, dtype=float)
+    if len(b) < 2 or len(o) < 2 or np.min(b) <= 0:
+        return None, ""
+    if min(len(b), len(o)) < BOOTSTRAP_FROM:
+        return (float(np.min(o) / np.max(b)), float(np.max(o) / np.min(b))), "range"
+    rng = np.random.default_rng(BOOTSTRAP_SEED)
+    r = (np.median(rng.choice(o, size=(BOOTSTRAP_RESAMPLES, len(o))), axis=1)
+         / np.median(rng.choice(b, size=(BOOTSTRAP_RESAMPLES, len(b))), axis=1))
+    return (float(np.percentile(r, 2.5)), float(np.percentile(r, 97.5))), "bootstrap 95%"
 
 
 def compare(base: list[float], other: list[float], config: str, workload: str, baseline: str) -> Comparison:
     ratio = float(np.median(other) / np.median(base)) if np.median(base) > 0 else float("nan")
+    interval, kind = ratio_interval(base, other)
     if len(base) < 2 or len(other) < 2:
         return Comparison(config, workload, baseline, ratio, None, "too few repeats to tell (need >= 2 per configuration)")
     if np.std(base) == 0 and np.std(other) == 0:
@@ -78,7 +115,7 @@ def compare(base: list[float], other: list[float], config: str, workload: str, b
         verdict = f"{pct:.0f}% {faster} than {baseline} (significant, Welch p{shown})"
     else:
         verdict = f"not significant: {pct:.0f}% {faster} than {baseline}, but Welch p={p:.2f}; the difference may be noise"
-    return Comparison(config, workload, baseline, ratio, p, verdict)
+    return Comparison(config, workload, baseline, ratio, p, verdict, interval, kind)
 
 
 @dataclass

@@ -10,7 +10,7 @@ from functools import cached_property
 from .. import __version__
 from ..analysis.cost import cost_summary, study_costs
 from ..analysis.observation import observe
-from ..analysis.stats import analyse, variant_of, Analysis, Warning_
+from ..analysis.stats import BOOTSTRAP_FROM, analyse, variant_of, Analysis, Warning_
 from ..analysis.validity import durability_lines, same_device_pairs, study_lines, working_sets
 from ..store.pooling import mixed_pools
 from ..store import ResultsDir, latest_ok
@@ -106,6 +106,8 @@ def build_report(study: dict, records: list[dict], now: datetime | None = None) 
     cores = (study.get("machine") or {}).get("cpu_cores") or 1
     obs = {r["run_key"]: observe(r, study.get("storage_map", {}), study.get("probe"), cores) for r in runs if r["status"] == "ok"}
     profiled = _profiled_runs(runs, configs, workloads)
+    colors = charts.series_colors(configs)  # one colour per configuration in every chart
+    phase_colors = charts.phase_colors([p for r in profiled if obs.get(r["run_key"]) for p in obs[r["run_key"]].labels])
     now = now or datetime.now(timezone.utc)
 
     title = f"tierbench report: {spec['name']}"
@@ -130,11 +132,11 @@ def build_report(study: dict, records: list[dict], now: datetime | None = None) 
     sections.append(findings)
 
     charts_ = (
-        ("normalised", "Normalised runtime", charts.normalised_runtime(an),
+        ("normalised", "Normalised runtime", charts.normalised_runtime(an, colors),
          f"median runtime of each configuration divided by {an.baseline}'s, per workload (below 1.00 is faster; the numbers are the summary table's last column)"),
-        ("runtime", "Runtime", charts.per_workload_bars(an, "runtime", runs_by_key, "Runtime per workload (bar: median; whiskers: 95% CI; dots: runs)", "wall time (s)"),
-         "median wall time per configuration and workload, with the 95% CI and every run (the numbers are in the summary table)"),
-        ("throughput", "Throughput", charts.per_workload_bars(an, "throughput", runs_by_key, "Throughput per workload (median; DFSIO: aggregate MB/s)", "MB/s"),
+        ("runtime", "Runtime", charts.per_workload_bars(an, "runtime", runs_by_key, f"Runtime per workload (bar: median; whiskers: {_whiskers(an)}; dots: runs)", "wall time (s)", colors),
+         f"median wall time per configuration and workload, whiskers {_whiskers(an)}, and every run (the numbers are in the summary table)"),
+        ("throughput", "Throughput", charts.per_workload_bars(an, "throughput", runs_by_key, "Throughput per workload (median; DFSIO: aggregate MB/s)", "MB/s", colors),
          "median throughput per configuration and workload, MB/s (DFSIO: aggregate)"),
     )
     for key, heading, svg, caption in charts_:
@@ -143,7 +145,7 @@ def build_report(study: dict, records: list[dict], now: datetime | None = None) 
 
     for i, sw in enumerate(spec.get("sweeps") or []):
         sec = Section(f"Sweep of {sw['knob']} ({sw['level']} {sw['base']})", 2)
-        svg = charts.sweep_lines(sw, runs)
+        svg = charts.sweep_lines(sw, runs, colors)
         if svg:
             sec.add(Figure(svg, f"chart-sweep-{i}", f"median wall time against {sw['knob']}, a line per series (the numbers are in the table below)"))
         sec.add(Table(*_sweep_table(sw, runs)))
@@ -161,7 +163,7 @@ def build_report(study: dict, records: list[dict], now: datetime | None = None) 
         sec.add(Notice("warn", _cost_intro(cost)) if cost.get("example_prices") else Paragraph(_cost_intro(cost), muted=True))
         sec.add(_scale_notice(cost, costs, study.get("machine") or {}))
         sec.add(Bullets(cost_summary(costs, an.baseline)))
-        svg = charts.cost_per_job(costs)
+        svg = charts.cost_per_job(costs, colors)
         if svg:
             sec.add(Figure(svg, "chart-cost", "total $ per job (hardware + power + drive replacements) per configuration and workload"))
         sec.add(Table(*_cost_table(costs)))
@@ -169,8 +171,11 @@ def build_report(study: dict, records: list[dict], now: datetime | None = None) 
 
     sections.append(Section("Summary per configuration and workload", 2, [
         Table(SUMMARY_HEAD, _summary_rows(an)),
-        Paragraph("Runtime is the job's wall time measured around the engine call. The 95% CI is Student's t "
-                  "interval of the mean; 'significant' means Welch's t-test p < 0.05 against the baseline. DFSIO throughput "
+        Paragraph("Runtime is the job's wall time measured around the engine call. The interval of the median is the "
+                  f"runs' own range (fastest – slowest) below {BOOTSTRAP_FROM} repeats, and a bootstrap 95% interval of the "
+                  f"median (marked 95%) from {BOOTSTRAP_FROM} on: with 2-4 runs a t interval is many times their spread. The "
+                  "ratio's interval is, likewise, slowest/fastest and fastest/slowest of the two configurations' runs, or a "
+                  "bootstrap of both. 'significant' means Welch's t-test p < 0.05 against the baseline. DFSIO throughput "
                   "is the aggregate (total MB / wall s); TestDFSIO's own per-task 'Throughput mb/sec' is in every run's metrics.",
                   muted=True)]))
 
@@ -184,7 +189,7 @@ def build_report(study: dict, records: list[dict], now: datetime | None = None) 
         for r in profiled:
             o = obs.get(r["run_key"])
             sub = Section(r["run_key"], 3, aside=o.character if o else "")
-            svg = charts.timeline(r, o.labels, o.roles) if o else None
+            svg = charts.timeline(r, o.labels, o.roles, phase_colors) if o else None
             if svg:
                 sub.add(Figure(svg, None, "device read and write MB/s and CPU % over the run, phases as bands", kind="timeline"))
             if o:
@@ -474,6 +479,11 @@ def _obs_cols(o) -> list[str]:
     return [o.character, f"{o.efficiency:.0%} ({o.ceiling_note})" if o.efficiency is not None else "–"]
 
 
+def _whiskers(an: Analysis) -> str:
+    kinds = {s.interval_kind for s in an.runtime.values() if s.n > 1}
+    return " or ".join(sorted({"range": "the runs' range", "bootstrap 95%": "bootstrap 95% of the median"}[k] for k in kinds)) or "none (one run)"
+
+
 def _where(w) -> str:
     return "" if w.config == "all" else f"{w.config} / {w.workload}: "
 
@@ -540,6 +550,7 @@ def _storage_rows(spec, runs) -> list[list[str]]:
 
 
 def _summary_rows(an: Analysis) -> list[list[str]]:
+    comparisons = {(c.config, c.workload): c for c in an.comparisons}
     rows = []
     for wl in an.workloads:
         for config in an.configs:
@@ -549,15 +560,26 @@ def _summary_rows(an: Analysis) -> list[list[str]]:
             t = an.throughput.get((config, wl))
             pc = an.per_core.get((config, wl))
             b = an.runtime.get((an.baseline, wl))
-            ci = f"{s.ci95[0]:.2f} – {s.ci95[1]:.2f}" if s.ci95 else "–"
-            rows.append([wl, config, str(s.n), f"{s.median:.2f}", f"{s.mean:.2f}", f"{s.std:.2f}", ci,
-                         f"{s.min:.2f} – {s.max:.2f}", f"{t.median:.1f}" if t else "–", f"{pc.median:.1f}" if pc else "–",
-                         f"{s.median / b.median:.2f}" if b and b.median else "–"])
+            ratio = "–"
+            if config == an.baseline:
+                ratio = "1.00 (baseline)"
+            elif b and b.median:
+                c = comparisons.get((config, wl))
+                iv = c.ratio_interval if c else None
+                ratio = f"{s.median / b.median:.2f}" + (f" ({iv[0]:.2f} – {iv[1]:.2f}{'' if c.ratio_interval_kind == 'range' else ', 95%'})" if iv else "")
+            rows.append([wl, config, str(s.n), f"{s.median:.2f}", _interval(s), f"{s.mean:.2f}", f"{s.std:.2f}",
+                         f"{t.median:.1f}" if t else "–", f"{pc.median:.1f}" if pc else "–", ratio])
     return rows
 
 
-SUMMARY_HEAD = ["workload", "config", "runs", "median s", "mean s", "std dev s", "95% CI of mean s", "min – max s", "throughput MB/s (median)",
-                "MB/s per core (median)", "runtime / baseline"]
+def _interval(s) -> str:
+    if s.n < 2:
+        return "–"
+    return f"{s.interval[0]:.2f} – {s.interval[1]:.2f}" + ("" if s.interval_kind == "range" else " (95%)")
+
+
+SUMMARY_HEAD = ["workload", "config", "runs", "median s", "interval of the median s", "mean s", "std dev s",
+                "throughput MB/s (median)", "MB/s per core (median)", "runtime / baseline (interval)"]
 RUN_HEAD = ["run", "status", "wall s", "key metrics", "bound by", "of the device's ceiling", "started (UTC)", "cache dropped", "error"]
 
 

@@ -22,6 +22,51 @@ def color(j: int, n: int) -> str:
     return matplotlib.colors.to_hex(matplotlib.colormaps["tab20"](j % 20))
 
 
+def series_colors(names: list[str]) -> dict[str, str]:
+    """One colour per configuration for the whole report: every chart takes its colours from this map, so a
+    configuration keeps its colour whichever subset of configurations a chart shows."""
+    return {name: color(j, len(names)) for j, name in enumerate(names)}
+
+
+def _color_of(name: str, colors: dict[str, str] | None, j: int, n: int) -> str:
+    """A series' colour: the report's when it names a configuration, else by its place in this chart."""
+    return (colors or {}).get(name) or color(j, n)
+
+
+# Phase bands: one pale colour per phase name for the whole report (a phase keeps its colour in every timeline)
+PHASE_COLORS = [matplotlib.colors.to_hex(c) for c in
+                list(matplotlib.colormaps["Pastel1"].colors) + list(matplotlib.colormaps["Pastel2"].colors)]
+
+
+def phase_colors(phases: list[str]) -> dict[str, str]:
+    return {p: PHASE_COLORS[i % len(PHASE_COLORS)] for i, p in enumerate(dict.fromkeys(phases))}
+
+
+def wrap_label(text: str, width: int = 14) -> str:
+    """A tick label broken over lines at its own separators (wordcount.split_size-8MB -> wordcount. / split_size-8MB),
+    so that neighbouring labels do not run into each other."""
+    if len(text) <= width:
+        return text
+    import re
+
+    lines, line = [], ""
+    for part in re.findall(r"[^.\-_/@ ]+[.\-_/@ ]?", text):
+        if line and len(line) + len(part) > width:
+            lines.append(line)
+            line = ""
+        line += part
+    return "\n".join(lines + [line])
+
+
+def log_if_wide(ax, values, axis: str = "y") -> bool:
+    """A log axis when the values span more than 10x (one tall bar would flatten the rest)."""
+    v = [x for x in values if x is not None and x > 0]
+    if v and max(v) / min(v) > 10:
+        (ax.set_yscale if axis == "y" else ax.set_xscale)("log")
+        return True
+    return False
+
+
 def _grouped_bars(n_groups: int, n_series: int):
     """A figure for grouped bars whose width stays within the page, and the bar width."""
     fig, ax = plt.subplots(figsize=(min(MAX_WIDTH_IN, max(5, 1.4 * n_groups * n_series / 2 + 2)), 3.4 + 0.25 * (n_series > MANY) * ((n_series + 2) // 3)))
@@ -43,7 +88,8 @@ def _svg(fig) -> str:
     return svg[svg.index("<svg"):]
 
 
-def per_workload_bars(an: Analysis, which: str, runs_by_key: dict, title: str, ylabel: str) -> str | None:
+def per_workload_bars(an: Analysis, which: str, runs_by_key: dict, title: str, ylabel: str,
+                      colors: dict[str, str] | None = None) -> str | None:
     """One panel per workload: median per configuration, 95% CI whiskers, every run as a dot. With many
     configurations the bars are named by one legend for the figure instead of under every panel."""
     table = an.runtime if which == "runtime" else an.throughput
@@ -60,21 +106,22 @@ def per_workload_bars(an: Analysis, which: str, runs_by_key: dict, title: str, y
             s = table.get((config, wl))
             if s is None:
                 continue
-            ax.bar(j, s.median, color=color(j, n), alpha=0.85, label=config)
-            if s.ci95:
-                lo, hi = s.ci95
-                ax.errorbar(j, s.mean, yerr=[[max(s.mean - max(lo, 0), 0)], [max(hi - s.mean, 0)]], fmt="none", ecolor="black", capsize=4, lw=1)
+            ax.bar(j, s.median, color=_color_of(config, colors, j, n), alpha=0.85, label=config)
+            if s.n > 1:  # the median's interval (stats.median_interval): within the measured values, never below zero
+                lo, hi = s.interval
+                ax.errorbar(j, s.median, yerr=[[max(s.median - lo, 0)], [max(hi - s.median, 0)]], fmt="none", ecolor="black", capsize=4, lw=1)
             ax.scatter([j] * len(runs_by_key[(which, config, wl)]), runs_by_key[(which, config, wl)], color="black", s=10, zorder=3)
-        ax.set_title(wl, fontsize=10)
+        ax.set_title(wrap_label(wl, 40), fontsize=10)
         ax.set_xticks(range(n))
-        ax.set_xticklabels(an.configs if n <= MANY else [str(j + 1) for j in range(n)], rotation=20 if n <= MANY else 0, fontsize=8)
+        ax.set_xticklabels([wrap_label(c, 10) for c in an.configs] if n <= MANY else [str(j + 1) for j in range(n)], fontsize=8)
+        log_if_wide(ax, [v for c in an.configs for v in runs_by_key.get((which, c, wl), []) or []])
         ax.set_ylabel(ylabel, fontsize=8)
         ax.grid(axis="y", alpha=0.3)
     for k in range(len(workloads), rows * cols):
         axes[k // cols][k % cols].axis("off")
     fig.suptitle(title, fontsize=11)
     if n > MANY:
-        handles = [matplotlib.patches.Patch(color=color(j, n), label=f"{j + 1}: {c}") for j, c in enumerate(an.configs)]
+        handles = [matplotlib.patches.Patch(color=_color_of(c, colors, j, n), label=f"{j + 1}: {c}") for j, c in enumerate(an.configs)]
         fig.legend(handles=handles, loc="lower center", ncol=3, fontsize=8, frameon=False)
         fig.tight_layout(rect=(0, 0.3 * ((n + 2) // 3) / (3.2 * rows + 0.3 * ((n + 2) // 3)), 1, 1))
     else:
@@ -82,25 +129,34 @@ def per_workload_bars(an: Analysis, which: str, runs_by_key: dict, title: str, y
     return _svg(fig)
 
 
-def normalised_runtime(an: Analysis) -> str | None:
-    """Median runtime of each configuration divided by the baseline's, per workload (below 1 = faster)."""
+def normalised_runtime(an: Analysis, colors: dict[str, str] | None = None) -> str | None:
+    """Median runtime of each configuration divided by the baseline's, per workload (below 1 = faster), with the
+    ratio's interval (stats.ratio_interval) as whiskers."""
     workloads = [w for w in an.workloads if (an.baseline, w) in an.runtime]
     if not workloads or len(an.configs) < 2:
         return None
     fig, ax, width = _grouped_bars(len(workloads), len(an.configs))
+    intervals = {(c.config, c.workload): c.ratio_interval for c in an.comparisons}
+    all_ys = []
     for j, config in enumerate(an.configs):
-        xs, ys = [], []
+        xs, ys, lo, hi = [], [], [], []
         for i, wl in enumerate(workloads):
             s, b = an.runtime.get((config, wl)), an.runtime[(an.baseline, wl)]
             if s is not None and b.median > 0:
                 xs.append(i + (j - (len(an.configs) - 1) / 2) * width)
                 ys.append(s.median / b.median)
-        bars = ax.bar(xs, ys, width=width, color=color(j, len(an.configs)), label=config)
+                iv = intervals.get((config, wl)) or (ys[-1], ys[-1])
+                lo.append(max(ys[-1] - iv[0], 0))
+                hi.append(max(iv[1] - ys[-1], 0))
+        bars = ax.bar(xs, ys, width=width, color=_color_of(config, colors, j, len(an.configs)), label=config)
+        if any(lo) or any(hi):
+            ax.errorbar(xs, ys, yerr=[lo, hi], fmt="none", ecolor="black", capsize=2, lw=0.7)
         if len(an.configs) <= MANY:
-            ax.bar_label(bars, fmt="%.2f", fontsize=7)
+            ax.bar_label(bars, fmt="%.2f", fontsize=7, padding=2)
+        all_ys += ys
     ax.axhline(1.0, color="black", lw=0.8, ls="--")
-    ax.set_xticks(range(len(workloads)))
-    ax.set_xticklabels(workloads, fontsize=9)
+    log_if_wide(ax, all_ys)
+    _category_ticks(ax, workloads)
     ax.set_ylabel(f"runtime / {an.baseline} (x)")
     ax.set_title(f"Normalised runtime (median, baseline {an.baseline} = 1.00; lower is faster)", fontsize=10)
     _legend(fig, ax, len(an.configs))
@@ -109,8 +165,18 @@ def normalised_runtime(an: Analysis) -> str | None:
     return _svg(fig)
 
 
-def _bars_by_series(values: dict[tuple[str, str], float], groups: list[str], series: list[str], fmt: str):
-    """One bar per series in each group, labelled with its value: {(series, group): value} -> (fig, ax)."""
+def _category_ticks(ax, groups: list[str]) -> None:
+    """Group names under the x axis, wrapped, and slanted when there are many, so that no two overlap."""
+    ax.set_xticks(range(len(groups)))
+    many = len(groups) > 6
+    ax.set_xticklabels([wrap_label(g, 12) for g in groups], fontsize=8 if many else 9,
+                       rotation=30 if many else 0, ha="right" if many else "center", rotation_mode="anchor")
+
+
+def _bars_by_series(values: dict[tuple[str, str], float], groups: list[str], series: list[str], fmt: str,
+                    colors: dict[str, str] | None = None):
+    """One bar per series in each group, labelled with its value: {(series, group): value} -> (fig, ax).
+    A log axis when the values span more than 10x."""
     fig, ax, width = _grouped_bars(len(groups), len(series))
     for j, name in enumerate(series):
         xs, ys = [], []
@@ -118,11 +184,11 @@ def _bars_by_series(values: dict[tuple[str, str], float], groups: list[str], ser
             if (name, group) in values:
                 xs.append(i + (j - (len(series) - 1) / 2) * width)
                 ys.append(values[(name, group)])
-        bars = ax.bar(xs, ys, width=width, color=color(j, len(series)), label=name)
+        bars = ax.bar(xs, ys, width=width, color=_color_of(name, colors, j, len(series)), label=name)
         if len(series) <= MANY:
-            ax.bar_label(bars, fmt=fmt, fontsize=7)
-    ax.set_xticks(range(len(groups)))
-    ax.set_xticklabels(groups, fontsize=9)
+            ax.bar_label(bars, fmt=fmt, fontsize=7, padding=2)
+    log_if_wide(ax, list(values.values()))
+    _category_ticks(ax, groups)
     return fig, ax
 
 
@@ -133,24 +199,22 @@ def _finish(fig, ax, n_series: int) -> str:
     return _svg(fig)
 
 
-def cost_per_job(costs) -> str | None:
+def cost_per_job(costs, colors: dict[str, str] | None = None) -> str | None:
     """$/job (hardware + power + drive replacements) per workload, one bar per configuration."""
     if not costs:
         return None
     workloads = list(dict.fromkeys(c.workload for c in costs))
     configs = list(dict.fromkeys(c.config for c in costs))
-    fig, ax = _bars_by_series({(c.config, c.workload): c.usd_per_job_total for c in costs}, workloads, configs, "%.2g")
+    fig, ax = _bars_by_series({(c.config, c.workload): c.usd_per_job_total for c in costs}, workloads, configs, "%.2g", colors)
     ax.set_ylabel("USD per job")
     years = costs[0].base.years
     ax.set_title(f"Cost per job over {years:g} years (hardware + power + drive replacements; lower is better)", fontsize=10)
     return _finish(fig, ax, len(configs))
 
 
-PHASE_COLORS = ["#dbe9f6", "#fde0c5", "#d5efd5", "#f3d4e6", "#e5e0f2", "#f8f1c4", "#e0e0e0"]
-
-
-def timeline(record: dict, labels: list[str], roles: dict) -> str | None:
-    """Device MB/s (read and write, per device) and CPU % over the run, with the phases as bands."""
+def timeline(record: dict, labels: list[str], roles: dict, colors: dict[str, str] | None = None) -> str | None:
+    """Device MB/s (read and write, per device) and CPU % over the run, with the phases as bands (colours: the
+    report's phase_colors, so a phase looks the same in every timeline)."""
     s = record.get("samples")
     if not s or not s.get("t_ms"):
         return None
@@ -159,7 +223,7 @@ def timeline(record: dict, labels: list[str], roles: dict) -> str | None:
     widths = [max((xs[i] - (xs[i - 1] if i else 0)), 1e-3) for i in range(len(xs))]
     fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(7.5, 3.6), sharex=True, gridspec_kw={"height_ratios": [2, 1]})
     phases = list(dict.fromkeys(labels))
-    colors = {p: PHASE_COLORS[i % len(PHASE_COLORS)] for i, p in enumerate(phases)}
+    colors = {**phase_colors(phases), **(colors or {})}
     spans = []  # one band per run of samples in the same phase (a band per sample made long runs slow to draw)
     for i, lab in enumerate(labels):
         if spans and spans[-1][2] == lab:
@@ -217,7 +281,7 @@ def sweep_series(sweep: dict, runs: list[dict]) -> dict[str, dict[str, list[floa
     return out
 
 
-def sweep_lines(sweep: dict, runs: list[dict]) -> str | None:
+def sweep_lines(sweep: dict, runs: list[dict], colors: dict[str, str] | None = None) -> str | None:
     """A swept knob as line charts: the swept values along x, median runtime up."""
     series = sweep_series(sweep, runs)
     if not series:
@@ -231,10 +295,9 @@ def sweep_lines(sweep: dict, runs: list[dict]) -> str | None:
         ax = axes[k // cols][k % cols]
         for j, (line, ys) in enumerate(series[panel].items()):
             pts = [(i, y) for i, y in enumerate(ys) if y is not None]
-            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", color=color(j, len(series[panel])), label=line)
-        ax.set_title(panel, fontsize=10)
-        ax.set_xticks(range(len(values)))
-        ax.set_xticklabels(values, fontsize=8)
+            ax.plot([p[0] for p in pts], [p[1] for p in pts], marker="o", color=_color_of(line, colors, j, len(series[panel])), label=line)
+        ax.set_title(wrap_label(panel, 40), fontsize=10)
+        _category_ticks(ax, values)
         ax.set_xlabel(sweep["knob"], fontsize=8)
         ax.set_ylabel("median wall time (s)", fontsize=8)
         ax.set_ylim(bottom=0)
@@ -254,9 +317,6 @@ def predicted_runtime(predictions: list[dict]) -> str | None:
     jobs = list(dict.fromkeys(r["job"] for r in predictions))
     hws = list(dict.fromkeys(r["hardware"] for r in predictions))
     fig, ax = _bars_by_series({(r["hardware"], r["job"]): r["seconds"] for r in predictions}, jobs, hws, "%.0f")
-    values = [r["seconds"] for r in predictions if r["seconds"] > 0]
-    if values and max(values) / min(values) > 10:
-        ax.set_yscale("log")
     ax.set_ylabel("predicted runtime (s)")
     ax.set_title("Predicted runtime per job and hardware (tierbench predict)", fontsize=10)
     return _finish(fig, ax, len(hws))
