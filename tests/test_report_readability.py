@@ -98,3 +98,46 @@ def test_a_log_axis_when_values_span_more_than_ten_times():
     fig2, ax2 = plt.subplots()
     assert not charts.log_if_wide(ax2, [1.0, 5.0]) and ax2.get_yscale() == "linear"
     plt.close("all")
+
+
+def test_identical_warnings_are_folded_with_a_count():
+    from tierbench.analysis.stats import Warning_
+    from tierbench.report.build import _fold_notices, _fold_warnings
+    from tierbench.report.document import Notice, Paragraph
+
+    ws = [Warning_(c, "terasort", "slow start: add a warm-up") for c in ("a", "b", "c", "d")] + [Warning_("a", "grep", "other")]
+    folded = _fold_warnings(ws)
+    assert len(folded) == 2
+    assert "in 4 configuration/workload pairs: a / terasort, b / terasort, c / terasort, ..." in folded[0].text
+    blocks = [Paragraph("p")] + [Notice("warn", "same")] * 18 + [Notice("fail", "same"), Notice("warn", "else")]
+    out = _fold_notices(blocks)
+    assert [b.text for b in out if isinstance(b, Notice)] == ["same (x18)", "same", "else"]
+
+
+def test_a_directory_of_data_and_intermediate_data_has_both_roles(tmp_path):
+    from tierbench.report.build import dir_roles
+    from tierbench.sampling.devices import storage_map
+
+    d = str(tmp_path)
+    assert storage_map({"data": [d], "intermediate": [d]})["dirs"][d]["role"] == "data+intermediate"
+    spec = {"storage": [{"data": ["/a"], "intermediate": ["/a", "/ssd"]}, {"data": ["/ssd"], "intermediate": []}]}
+    assert dir_roles(spec) == {"/a": "data+intermediate", "/ssd": "intermediate+data"}
+
+
+def test_cost_comparisons_are_one_table_not_a_sentence_each(tmp_path):
+    from tierbench.report.document import Bullets
+
+    d = tmp_path / "r"
+    shutil.copytree(FIXTURES / "quickstart-results", d)
+    sr = StudyResults.load(d)
+    from tierbench.spec import parse_spec
+    import tomllib
+    from importlib import resources
+
+    raw = tomllib.loads(resources.files("tierbench.spec").joinpath("quickstart.toml").read_text())
+    sr.study["spec"]["cost"] = parse_spec(raw, "quickstart", base_dir=tmp_path).to_dict()["cost"]
+    cost = next(s for s in sr.document.all_sections() if s.title == "Cost per job")
+    assert not any(isinstance(b, Bullets) for b in cost.blocks)
+    table = next(t for t in cost.blocks if getattr(t, "head", [None])[0] == "configuration")
+    assert table.head[:2] == ["configuration", "price"] and len(table.rows) == 1 and table.rows[0][0] == "split"
+    assert all(cell.endswith("x") for cell in table.rows[0][1:])

@@ -249,18 +249,15 @@ def study_costs(cost: dict, analysis, runs: list[dict], config_of: dict[str, str
     return out
 
 
-def cost_summary(costs: list[WorkloadCost], baseline: str) -> list[str]:
-    """Plain sentences: 'split costs 5% more to buy and 24% less per terasort job than single'."""
+def cost_vs_baseline(costs: list[WorkloadCost], baseline: str) -> dict[str, dict[str, float]]:
+    """Per configuration (the baseline's own row left out): its price and each workload's total $/job as a multiple
+    of the baseline's: {config: {"price": 1.05, "terasort": 0.76, ...}}."""
     by = {(c.config, c.workload): c for c in costs}
-    lines = []
+    out: dict[str, dict[str, float]] = {}
     for c in costs:
         b = by.get((baseline, c.workload))
         if c.config == baseline or b is None or b.base.price_usd == 0:
             continue
-        buy = c.base.price_usd / b.base.price_usd - 1
-        per_job = c.usd_per_job_total / b.usd_per_job_total - 1
-        buy_txt = "the same to buy" if abs(buy) < 0.005 else f"{abs(buy):.0%} {'more' if buy > 0 else 'less'} to buy"
-        job_txt = "the same" if abs(per_job) < 0.005 else f"{abs(per_job):.0%} {'more' if per_job > 0 else 'less'}"
-        lines.append(f"{c.config} costs {buy_txt} and {job_txt} per {c.workload} job than {baseline} "
-                     f"({c.usd_per_job_total / b.usd_per_job_total:.2f}x its $/job over {c.base.years:g} years)")
-    return lines
+        row = out.setdefault(c.config, {"price": c.base.price_usd / b.base.price_usd})
+        row[c.workload] = c.usd_per_job_total / b.usd_per_job_total
+    return out

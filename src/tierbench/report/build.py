@@ -8,7 +8,7 @@ from datetime import datetime, timezone
 from functools import cached_property
 
 from .. import __version__
-from ..analysis.cost import cost_summary, study_costs
+from ..analysis.cost import cost_vs_baseline, study_costs
 from ..analysis.observation import observe
 from ..analysis.stats import BOOTSTRAP_FROM, analyse, variant_of, Analysis, Warning_
 from ..analysis.validity import durability_lines, same_device_pairs, study_lines, working_sets
@@ -124,11 +124,12 @@ def build_report(study: dict, records: list[dict], now: datetime | None = None) 
                                     "machine's disk, so the configurations did not differ in their devices"))
     findings.add(*(Notice("warn", line) for line in study_lines(spec, study.get("machine") or {}, smap)
                    + durability_lines(spec, runs)))
-    findings.add(*(Notice("warn", f"{_where(w)}{w.text}") for w in _warnings(an)))
+    findings.add(*(Notice("warn", f"{_where(w)}{w.text}") for w in _fold_warnings(_warnings(an))))
     findings.add(*(Notice("fail", f"{r['run_key']} failed: {r.get('error') or ''}") for r in an.failed))
     findings.add(*(Notice("warn", line) for line in _cache_lines(obs)))
     findings.add(*(Notice("warn", f"pooled with --allow-mixed: {line}") for line in mixed_pools(runs)))
     findings.add(*(Notice("warn", line) for line in _storage_health_lines(runs)))
+    findings.blocks = _fold_notices(findings.blocks)
     sections.append(findings)
 
     charts_ = (
@@ -162,7 +163,10 @@ def build_report(study: dict, records: list[dict], now: datetime | None = None) 
         sec = Section("Cost per job", 2)
         sec.add(Notice("warn", _cost_intro(cost)) if cost.get("example_prices") else Paragraph(_cost_intro(cost), muted=True))
         sec.add(_scale_notice(cost, costs, study.get("machine") or {}))
-        sec.add(Bullets(cost_summary(costs, an.baseline)))
+        vs = _cost_vs_baseline_table(costs, an.baseline)
+        if vs:
+            sec.add(Paragraph(f"Each configuration's price and total $/job as a multiple of {an.baseline}'s (below 1.00x: "
+                              f"cheaper; over {costs[0].base.years:g} years).", muted=True), vs)
         svg = charts.cost_per_job(costs, colors)
         if svg:
             sec.add(Figure(svg, "chart-cost", "total $ per job (hardware + power + drive replacements) per configuration and workload"))
@@ -369,6 +373,16 @@ def _scale_notice(cost, costs, machine) -> Notice | Paragraph:
     return Paragraph(f"Figures for the jobs as run ({as_run} of data per job).", muted=True)
 
 
+def _cost_vs_baseline_table(costs, baseline: str) -> Table | None:
+    ratios = cost_vs_baseline(costs, baseline)
+    if not ratios:
+        return None
+    workloads = list(dict.fromkeys(c.workload for c in costs))
+    return Table(["configuration", "price"] + [f"$/job: {w}" for w in workloads],
+                 [[config, f"{r['price']:.2f}x"] + [f"{r[w]:.2f}x" if w in r else "–" for w in workloads]
+                  for config, r in ratios.items()])
+
+
 TARGET_HEAD = ["at target: runtime s (linear)", "at target: total $/job (linear)"]
 
 
@@ -442,8 +456,22 @@ def _profile_rows(o) -> list[list[str]]:
 MACHINE_HEAD = ["directory", "role", "device", "rotational", "scheduler", "file system", "mount options"]
 
 
+def dir_roles(spec: dict) -> dict[str, str]:
+    """Each local directory's roles in the study, from the spec: a directory holding data in one configuration and
+    intermediate data in another (or both in one) is "data+intermediate" (the storage_map of older
+    study.json files kept only the last role)."""
+    roles: dict[str, list[str]] = {}
+    for c in spec.get("storage", []):
+        for role in ("data", "intermediate"):
+            for d in c.get(role) or []:
+                if role not in roles.setdefault(d, []):
+                    roles[d].append(role)
+    return {d: "+".join(r) for d, r in roles.items()}
+
+
 def _machine_rows(study) -> list[list[str]]:
     sm = study.get("storage_map") or {}
+    roles = dir_roles(study.get("spec") or {})
     rows = []
     for d, info in sm.get("dirs", {}).items():
         dev = info.get("device")
@@ -452,7 +480,7 @@ def _machine_rows(study) -> list[list[str]]:
         emu = (study.get("emulated") or {}).get(dev)
         what = f"emulated {emu['profile']['name']}: {emu['profile']['read_mb_s']:.0f}/{emu['profile']['write_mb_s']:.0f} MB/s read/write, " \
                f"{emu['profile']['read_iops']:,.0f} read IOPS; " if emu else ""
-        rows.append([d, info.get("role", ""), f"{dev} ({what}{facts.get('disk')}{', ' + format_size(facts['size_bytes']) if facts.get('size_bytes') else ''})" if dev else "none (tmpfs/overlay/network)",
+        rows.append([d, roles.get(d, info.get("role", "")), f"{dev} ({what}{facts.get('disk')}{', ' + format_size(facts['size_bytes']) if facts.get('size_bytes') else ''})" if dev else "none (tmpfs/overlay/network)",
                      {True: "1 (kernel: rotational)", False: "0 (non-rotational)"}.get(facts.get("rotational"), "–") if dev else "–",
                      facts.get("scheduler") or "–", m.get("fs_type", "–"), m.get("options", "–")])
     return rows
@@ -521,6 +549,43 @@ def _warnings(an: Analysis) -> list:
                     f"{len(an.runtime)} (configuration, workload) pairs, the most {cvs.get((worst.config, worst.workload), 0):.0%} "
                     f"({worst.config} / {worst.workload}); add repeats, make the jobs larger, or check for other load on the machine")
     return [w for w in an.warnings if w not in unstable] + [line]
+
+
+MAX_NAMED = 3  # a folded warning names this many of the places it applies to
+
+
+def _fold_warnings(warnings: list) -> list:
+    """The same advice for several (configuration, workload) pairs: one warning naming how many and the first few."""
+    by_text: dict[str, list] = {}
+    for w in warnings:
+        by_text.setdefault(w.text, []).append(w)
+    out = []
+    for text, ws in by_text.items():
+        if len(ws) == 1:
+            out.append(ws[0])
+            continue
+        where = ", ".join(f"{w.config} / {w.workload}" for w in ws[:MAX_NAMED]) + (", ..." if len(ws) > MAX_NAMED else "")
+        out.append(Warning_("all", "all", f"{text} (in {len(ws)} configuration/workload pairs: {where})"))
+    return out
+
+
+def _fold_notices(blocks: list) -> list:
+    """Identical notices (the same warning for many runs) become one, with how many times it was raised."""
+    count: dict[tuple[str, str], int] = {}
+    for b in blocks:
+        if isinstance(b, Notice):
+            count[(b.kind, b.text)] = count.get((b.kind, b.text), 0) + 1
+    out, seen = [], set()
+    for b in blocks:
+        if isinstance(b, Notice):
+            key = (b.kind, b.text)
+            if key in seen:
+                continue
+            seen.add(key)
+            if count[key] > 1:
+                b = Notice(b.kind, f"{b.text} (x{count[key]})")
+        out.append(b)
+    return out
 
 
 WORKING_SET_HEAD = ["workload", "engine", "data set", "nodes", "RAM per node", "fits in RAM", "shuffle", "task memory",

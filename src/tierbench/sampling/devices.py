@@ -76,10 +76,14 @@ def device_facts(dev: str) -> dict:
 
 
 def storage_map(dirs: dict[str, list[str]]) -> dict:
-    """{role: [dirs]} -> per dir its device and mount, and per device its facts."""
+    """{role: [dirs]} -> per dir its roles ("data", "intermediate" or "data+intermediate"), device and mount, and per
+    device its facts."""
     out = {"dirs": {}, "devices": {}}
     for role, paths in dirs.items():
         for path in paths:
+            if path in out["dirs"]:  # one directory holding data and intermediate data has both roles
+                out["dirs"][path]["role"] += f"+{role}"
+                continue
             dev = device_of(path)
             out["dirs"][path] = {"role": role, "device": dev, "mount": mount_of(path)}
             if dev and dev not in out["devices"]:
