@@ -141,3 +141,32 @@ def test_cost_comparisons_are_one_table_not_a_sentence_each(tmp_path):
     table = next(t for t in cost.blocks if getattr(t, "head", [None])[0] == "configuration")
     assert table.head[:2] == ["configuration", "price"] and len(table.rows) == 1 and table.rows[0][0] == "split"
     assert all(cell.endswith("x") for cell in table.rows[0][1:])
+
+
+def test_each_swept_engine_value_is_compared_with_the_baseline_at_the_same_value(tmp_path):
+    """The sweep fixture: configurations one and split x shuffle_compress true/false, baseline one (at true)."""
+    from tierbench.analysis.stats import per_value_baselines
+
+    d = tmp_path / "r"
+    shutil.copytree(FIXTURES / "sweep-sql-results", d)
+    sr = StudyResults.load(d)
+    spec = sr.study["spec"]
+    b = per_value_baselines(spec["baseline"], sr.study["variants"], spec["sweeps"])
+    assert b["split@spark.shuffle_compress-false"] == "one@spark.shuffle_compress-false"
+    assert b["split@spark.shuffle_compress-true"] == "one@spark.shuffle_compress-true"
+    assert b["one@spark.shuffle_compress-false"] == "one@spark.shuffle_compress-false"  # a baseline itself
+    doc = sr.document
+    rows = _summary_table(doc).rows
+    ratio = {(r[0], r[1]): r[-1] for r in rows}
+    assert all(v == "1.00 (baseline)" for (wl, c), v in ratio.items() if c.startswith("one@"))
+    findings = next(s for s in doc.all_sections() if s.title == "Findings")
+    text = " ".join(str(getattr(b, "items", "")) for b in findings.blocks)
+    assert "than one@spark.shuffle_compress-false" in text and "split@spark.shuffle_compress-false" in text
+
+
+def test_multi_engine_studies_keep_one_baseline():
+    from tierbench.analysis.stats import per_value_baselines
+
+    variants = [{"name": f"{c}@{e}", "config": c, "engine": e} for c in ("hdd", "ssd") for e in ("spark", "hadoop")]
+    b = per_value_baselines("hdd@spark", variants, [])
+    assert set(b.values()) == {"hdd@spark"}

@@ -249,14 +249,14 @@ def study_costs(cost: dict, analysis, runs: list[dict], config_of: dict[str, str
     return out
 
 
-def cost_vs_baseline(costs: list[WorkloadCost], baseline: str) -> dict[str, dict[str, float]]:
-    """Per configuration (the baseline's own row left out): its price and each workload's total $/job as a multiple
-    of the baseline's: {config: {"price": 1.05, "terasort": 0.76, ...}}."""
+def cost_vs_baseline(costs: list[WorkloadCost], baseline_of) -> dict[str, dict[str, float]]:
+    """Per configuration (the baselines' own rows left out): its price and each workload's total $/job as a multiple
+    of its baseline's (`baseline_of(config)`): {config: {"price": 1.05, "terasort": 0.76, ...}}."""
     by = {(c.config, c.workload): c for c in costs}
     out: dict[str, dict[str, float]] = {}
     for c in costs:
-        b = by.get((baseline, c.workload))
-        if c.config == baseline or b is None or b.base.price_usd == 0:
+        b = by.get((baseline_of(c.config), c.workload))
+        if c.config == baseline_of(c.config) or b is None or b.base.price_usd == 0:
             continue
         row = out.setdefault(c.config, {"price": c.base.price_usd / b.base.price_usd})
         row[c.workload] = c.usd_per_job_total / b.usd_per_job_total

@@ -130,6 +130,32 @@ class Analysis:
     comparisons: list[Comparison] = field(default_factory=list)
     warnings: list[Warning_] = field(default_factory=list)
     failed: list[dict] = field(default_factory=list)
+    # variant -> the variant it is compared with, when not the study's baseline (per_value_baselines)
+    baselines: dict[str, str] = field(default_factory=dict)
+
+    def baseline_of(self, config: str) -> str:
+        return self.baselines.get(config, self.baseline)
+
+    @property
+    def per_value(self) -> bool:
+        """Whether some variants are compared with the baseline configuration at their own swept engine value."""
+        return any(b != self.baseline for b in self.baselines.values())
+
+
+def per_value_baselines(baseline: str, variants: list[dict], sweeps: list[dict]) -> dict[str, str]:
+    """Each variant's baseline at its own value of a swept engine knob (Cloudera compared SSD with HDD-11 within
+    each compression setting): a variant on engine member E of the sweep the baseline's engine belongs to is
+    compared with the baseline's configuration on E. Other variants (another engine kind, no sweep): the baseline."""
+    by_name = {v["name"]: v for v in variants}
+    base = by_name.get(baseline)
+    if base is None:
+        return {}
+    members = next((sw["members"] for sw in sweeps if sw["level"] == "engine"
+                    and base.get("engine") in [m["name"] for m in sw["members"]]), [])
+    same_sweep = {m["name"] for m in members}
+    at = {(v["config"], v.get("engine")): v["name"] for v in variants}
+    return {v["name"]: at.get((base["config"], v.get("engine")), baseline) if v.get("engine") in same_sweep else baseline
+            for v in variants}
 
 
 def engine_cores(record: dict) -> int | None:
@@ -153,10 +179,12 @@ def variant_of(record: dict) -> str:
     return record.get("variant") or record["config"]
 
 
-def analyse(records: list[dict], baseline: str, configs: list[str], workloads: list[str]) -> Analysis:
+def analyse(records: list[dict], baseline: str, configs: list[str], workloads: list[str],
+            baselines: dict[str, str] | None = None) -> Analysis:
     """`records`: one ok record per run (the latest ok of each key); failed ones are listed, not pooled.
-    `configs` are the variants compared (storage configurations, or config@engine)."""
-    an = Analysis(baseline, configs, workloads)
+    `configs` are the variants compared (storage configurations, or config@engine); `baselines` maps a variant to
+    the one it is compared with when that is not `baseline` (per_value_baselines)."""
+    an = Analysis(baseline, configs, workloads, baselines=dict(baselines or {}))
     ok = [r for r in records if r["status"] == "ok"]
     an.failed = [r for r in records if r["status"] != "ok"]
     walls: dict[tuple[str, str], list[float]] = {}
@@ -182,9 +210,10 @@ def analyse(records: list[dict], baseline: str, configs: list[str], workloads: l
         an.warnings.insert(0, Warning_("all", "all", f"only {'/'.join(map(str, few))} repeat(s) per configuration and workload: "
                                        "too few to tell small differences apart; set repeats = 5 or more for a decision"))
     for config in configs:
-        if config == baseline:
+        base = an.baseline_of(config)
+        if config == base:
             continue
         for wl in workloads:
-            if (config, wl) in walls and (baseline, wl) in walls:
-                an.comparisons.append(compare(walls[(baseline, wl)], walls[(config, wl)], config, wl, baseline))
+            if (config, wl) in walls and (base, wl) in walls:
+                an.comparisons.append(compare(walls[(base, wl)], walls[(config, wl)], config, wl, base))
     return an

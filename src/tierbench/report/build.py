@@ -10,7 +10,7 @@ from functools import cached_property
 from .. import __version__
 from ..analysis.cost import cost_vs_baseline, study_costs
 from ..analysis.observation import observe
-from ..analysis.stats import BOOTSTRAP_FROM, analyse, variant_of, Analysis, Warning_
+from ..analysis.stats import BOOTSTRAP_FROM, analyse, per_value_baselines, variant_of, Analysis, Warning_
 from ..analysis.validity import durability_lines, same_device_pairs, study_lines, working_sets
 from ..store.pooling import mixed_pools
 from ..store import ResultsDir, latest_ok
@@ -94,7 +94,8 @@ def build_report(study: dict, records: list[dict], now: datetime | None = None) 
     configs = [v["name"] for v in variants]
     workloads = [w["label"] for w in spec["workloads"]]
     runs = _runs_for_analysis(records)
-    an = analyse(runs, spec["baseline"], configs, workloads)
+    an = analyse(runs, spec["baseline"], configs, workloads,
+                 per_value_baselines(spec["baseline"], variants, spec.get("sweeps") or []))
     runs_by_key = {}
     for config in configs:
         for wl in workloads:
@@ -134,7 +135,7 @@ def build_report(study: dict, records: list[dict], now: datetime | None = None) 
 
     charts_ = (
         ("normalised", "Normalised runtime", charts.normalised_runtime(an, colors),
-         f"median runtime of each configuration divided by {an.baseline}'s, per workload (below 1.00 is faster; the numbers are the summary table's last column)"),
+         f"median runtime of each configuration divided by {_baseline_words(an)}'s, per workload (below 1.00 is faster; the numbers are the summary table's last column)"),
         ("runtime", "Runtime", charts.per_workload_bars(an, "runtime", runs_by_key, f"Runtime per workload (bar: median; whiskers: {_whiskers(an)}; dots: runs)", "wall time (s)", colors),
          f"median wall time per configuration and workload, whiskers {_whiskers(an)}, and every run (the numbers are in the summary table)"),
         ("throughput", "Throughput", charts.per_workload_bars(an, "throughput", runs_by_key, "Throughput per workload (median; DFSIO: aggregate MB/s)", "MB/s", colors),
@@ -163,9 +164,9 @@ def build_report(study: dict, records: list[dict], now: datetime | None = None) 
         sec = Section("Cost per job", 2)
         sec.add(Notice("warn", _cost_intro(cost)) if cost.get("example_prices") else Paragraph(_cost_intro(cost), muted=True))
         sec.add(_scale_notice(cost, costs, study.get("machine") or {}))
-        vs = _cost_vs_baseline_table(costs, an.baseline)
+        vs = _cost_vs_baseline_table(costs, an.baseline_of)
         if vs:
-            sec.add(Paragraph(f"Each configuration's price and total $/job as a multiple of {an.baseline}'s (below 1.00x: "
+            sec.add(Paragraph(f"Each configuration's price and total $/job as a multiple of {_baseline_words(an)}'s (below 1.00x: "
                               f"cheaper; over {costs[0].base.years:g} years).", muted=True), vs)
         svg = charts.cost_per_job(costs, colors)
         if svg:
@@ -373,8 +374,8 @@ def _scale_notice(cost, costs, machine) -> Notice | Paragraph:
     return Paragraph(f"Figures for the jobs as run ({as_run} of data per job).", muted=True)
 
 
-def _cost_vs_baseline_table(costs, baseline: str) -> Table | None:
-    ratios = cost_vs_baseline(costs, baseline)
+def _cost_vs_baseline_table(costs, baseline_of) -> Table | None:
+    ratios = cost_vs_baseline(costs, baseline_of)
     if not ratios:
         return None
     workloads = list(dict.fromkeys(c.workload for c in costs))
@@ -507,6 +508,13 @@ def _obs_cols(o) -> list[str]:
     return [o.character, f"{o.efficiency:.0%} ({o.ceiling_note})" if o.efficiency is not None else "–"]
 
 
+def _baseline_words(an: Analysis) -> str:
+    """The baseline as a reader should take it: one variant, or the baseline configuration at each swept value."""
+    if not an.per_value:
+        return an.baseline
+    return f"{an.baseline.split('@')[0]} at the same swept engine value ({', '.join(sorted(set(an.baselines.values())))})"
+
+
 def _whiskers(an: Analysis) -> str:
     kinds = {s.interval_kind for s in an.runtime.values() if s.n > 1}
     return " or ".join(sorted({"range": "the runs' range", "bootstrap 95%": "bootstrap 95% of the median"}[k] for k in kinds)) or "none (one run)"
@@ -624,9 +632,9 @@ def _summary_rows(an: Analysis) -> list[list[str]]:
                 continue
             t = an.throughput.get((config, wl))
             pc = an.per_core.get((config, wl))
-            b = an.runtime.get((an.baseline, wl))
+            b = an.runtime.get((an.baseline_of(config), wl))
             ratio = "–"
-            if config == an.baseline:
+            if config == an.baseline_of(config):
                 ratio = "1.00 (baseline)"
             elif b and b.median:
                 c = comparisons.get((config, wl))

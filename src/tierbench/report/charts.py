@@ -132,7 +132,7 @@ def per_workload_bars(an: Analysis, which: str, runs_by_key: dict, title: str, y
 def normalised_runtime(an: Analysis, colors: dict[str, str] | None = None) -> str | None:
     """Median runtime of each configuration divided by the baseline's, per workload (below 1 = faster), with the
     ratio's interval (stats.ratio_interval) as whiskers."""
-    workloads = [w for w in an.workloads if (an.baseline, w) in an.runtime]
+    workloads = [w for w in an.workloads if any((an.baseline_of(c), w) in an.runtime for c in an.configs)]
     if not workloads or len(an.configs) < 2:
         return None
     fig, ax, width = _grouped_bars(len(workloads), len(an.configs))
@@ -141,8 +141,8 @@ def normalised_runtime(an: Analysis, colors: dict[str, str] | None = None) -> st
     for j, config in enumerate(an.configs):
         xs, ys, lo, hi = [], [], [], []
         for i, wl in enumerate(workloads):
-            s, b = an.runtime.get((config, wl)), an.runtime[(an.baseline, wl)]
-            if s is not None and b.median > 0:
+            s, b = an.runtime.get((config, wl)), an.runtime.get((an.baseline_of(config), wl))
+            if s is not None and b is not None and b.median > 0:
                 xs.append(i + (j - (len(an.configs) - 1) / 2) * width)
                 ys.append(s.median / b.median)
                 iv = intervals.get((config, wl)) or (ys[-1], ys[-1])
@@ -157,8 +157,9 @@ def normalised_runtime(an: Analysis, colors: dict[str, str] | None = None) -> st
     ax.axhline(1.0, color="black", lw=0.8, ls="--")
     log_if_wide(ax, all_ys)
     _category_ticks(ax, workloads)
-    ax.set_ylabel(f"runtime / {an.baseline} (x)")
-    ax.set_title(f"Normalised runtime (median, baseline {an.baseline} = 1.00; lower is faster)", fontsize=10)
+    base = an.baseline.split("@")[0] + (" at each swept value" if an.per_value else "")
+    ax.set_ylabel(f"runtime / {base} (x)")
+    ax.set_title(f"Normalised runtime (median, baseline {base} = 1.00; lower is faster)", fontsize=10)
     _legend(fig, ax, len(an.configs))
     ax.grid(axis="y", alpha=0.3)
     fig.tight_layout()
