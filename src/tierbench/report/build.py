@@ -8,10 +8,12 @@ from datetime import datetime, timezone
 from functools import cached_property
 
 from .. import __version__
+from ..analysis import composites
 from ..analysis.cost import cost_vs_baseline, study_costs
 from ..analysis.observation import observe
 from ..analysis.stats import BOOTSTRAP_FROM, analyse, per_value_baselines, variant_of, Analysis, Warning_
 from ..analysis.validity import durability_lines, same_device_pairs, study_lines, working_sets
+from ..spec.composites import default_pipelines
 from ..store.pooling import mixed_pools
 from ..store import ResultsDir, latest_ok
 from ..units import format_size
@@ -145,6 +147,10 @@ def build_report(study: dict, records: list[dict], now: datetime | None = None) 
         if svg:
             sections.append(Section(heading, 2, [Figure(svg, f"chart-{key}", caption)]))
 
+    pipes = composites.pipelines(an, runs, spec["pipelines"] if "pipelines" in spec else default_pipelines(spec["workloads"]), costs)
+    if pipes:
+        sections.append(_pipelines_section(pipes, an, colors))
+
     for i, sw in enumerate(spec.get("sweeps") or []):
         sec = Section(f"Sweep of {sw['knob']} ({sw['level']} {sw['base']})", 2)
         svg = charts.sweep_lines(sw, runs, colors)
@@ -173,6 +179,10 @@ def build_report(study: dict, records: list[dict], now: datetime | None = None) 
             sec.add(Figure(svg, "chart-cost", "total $ per job (hardware + power + drive replacements) per configuration and workload"))
         sec.add(Table(*_cost_table(costs)))
         sections.append(sec)
+
+    mixed = composites.mix(an, spec.get("mix") or {}, costs)
+    if mixed:
+        sections.append(_mix_section(mixed, spec["mix"], an))
 
     sections.append(Section("Summary per configuration and workload", 2, [
         Table(SUMMARY_HEAD, _summary_rows(an)),
@@ -206,6 +216,10 @@ def build_report(study: dict, records: list[dict], now: datetime | None = None) 
     if node_sec:
         sections.append(node_sec)
 
+    inter = composites.intermediate_per_node(an, runs)
+    if inter:
+        sections.append(_intermediate_section(inter))
+
     ws = _working_set_rows(spec, study.get("machine") or {})
     if ws:
         sections.append(Section("Working set vs memory", 2, [
@@ -233,6 +247,65 @@ def build_report(study: dict, records: list[dict], now: datetime | None = None) 
     sections.append(Section("Environment", 2, [Table(["", ""], _environment(study, runs))]))
     sections.append(Section("Every run", 2, [Table(RUN_HEAD, _run_rows(runs, obs))]))
     return Report(title, subtitle, sections)
+
+
+PIPELINE_HEAD = ["pipeline", "config", "complete repeats", "total median s", "interval s", "MB/s (data set / total)",
+                 "vs baseline", "total $/job"]
+
+
+def _pipelines_section(pipes, an: Analysis, colors) -> Section:
+    """The workloads that make one job together (TeraGen + TeraSort + TeraValidate), totalled per repeat."""
+    sec = Section("Pipelines", 2, [Paragraph(
+        "Workloads that make one job together, timed as the sum of their runs in the same repeat (the median of "
+        "those totals; a repeat counts when every member ran ok). MB/s is the first member's data set over the "
+        "total; $/job adds the members' total $/job (runtime, power and wear all add up).", muted=True)])
+    for name in dict.fromkeys(p.pipeline for p in pipes):
+        mine = [p for p in pipes if p.pipeline == name]
+        svg = charts.pipeline_totals(mine, colors)
+        if svg:
+            sec.add(Figure(svg, f"chart-pipeline-{name}", f"median runtime of each member of {name}, stacked, per configuration"))
+    sec.add(Table(PIPELINE_HEAD, [[p.pipeline, p.config, str(p.runtime.n), f"{p.runtime.median:.2f}", _interval(p.runtime),
+                                   _fmt(p.mb_s) if p.mb_s else "–", f"{p.ratio:.2f}x" if p.ratio is not None else "–",
+                                   _usd(p.usd_per_job) if p.usd_per_job is not None else "–"] for p in pipes]))
+    return sec
+
+
+MIX_HEAD = ["config", "mix runtime s (weighted)", "vs baseline", "$ per mix", "$/performance vs baseline",
+            "$ per usable TB vs baseline"]
+
+
+def _mix_section(mixed, weights: dict, an: Analysis) -> Section:
+    """The workload mix: Cloudera's cost per performance (price x the mix's runtime) beside cost per capacity."""
+    x = lambda v: f"{v:.2f}x" if v is not None else "–"
+    return Section("Workload mix", 2, [
+        Paragraph("The spec's [mix]: " + ", ".join(f"{w} x {k:g}" for w, k in weights.items()) + ". Its runtime is the "
+                  "weighted sum of the workloads' median runtimes; $/performance is price x that runtime, and $ per usable TB "
+                  f"price / capacity after replication, both as multiples of {_baseline_words(an)}'s: a tier can cost "
+                  "little more per unit of work while costing many times more per TB.", muted=True),
+        Table(MIX_HEAD, [[m.config, f"{m.seconds:.2f}", x(m.ratio), _usd(m.usd_per_mix) if m.usd_per_mix is not None else "–",
+                          x(m.perf_cost_ratio), x(m.tb_cost_ratio)] for m in mixed])])
+
+
+INTERMEDIATE_HEAD = ["workload", "config", "data set (read)", "intermediate written", "of the data set", "nodes",
+                     "per node (largest)", "SSD per node for it (x1.5)", "measured by"]
+
+
+def _share(x: float | None) -> str:
+    return "–" if x is None else ("<1%" if x < 0.01 else f"{x:.0%}")
+
+
+def _intermediate_section(rows) -> Section:
+    from ..model.advise import HEADROOM
+
+    return Section("Intermediate data per node", 2, [
+        Paragraph("What each job wrote as intermediate data (shuffle files and spills), to size a device for it: the "
+                  "SanDisk study found about 60% of the data set. 'engine': Spark's shuffle-write and spill metrics "
+                  "(per executor host on a cluster); 'model': the workload's own count. Median over runs; the SSD "
+                  f"column allows x{HEADROOM:g} for a second job and file-system slack.", muted=True),
+        Table(INTERMEDIATE_HEAD, [[r.workload, r.config, format_size(r.data_set_bytes) if r.data_set_bytes else "–",
+                                   format_size(r.written_bytes), _share(r.share_of_data_set),
+                                   str(r.nodes), format_size(r.per_node_bytes), format_size(r.per_node_bytes * HEADROOM),
+                                   r.source] for r in rows])])
 
 
 WHATIF_HEAD = ["job", "hardware", "nodes", "size", "predicted s", "MB/s", "jobs/day", "$/job", "bottleneck (phase: resource)"]

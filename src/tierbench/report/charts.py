@@ -200,6 +200,33 @@ def _finish(fig, ax, n_series: int) -> str:
     return _svg(fig)
 
 
+def pipeline_totals(pipes, colors: dict[str, str] | None = None) -> str | None:
+    """One bar per configuration: its pipeline's members' median runtimes stacked (the total on top)."""
+    if not pipes:
+        return None
+    members = pipes[0].members
+    fig, ax = plt.subplots(figsize=(min(MAX_WIDTH_IN, max(5.0, 0.7 * len(pipes) + 2.5)), 3.6))
+    bottoms = [0.0] * len(pipes)
+    hatches = ["", "//", "..", "xx", "--"]
+    for k, m in enumerate(members):
+        ys = [p.member_medians.get(m, 0.0) for p in pipes]
+        ax.bar(range(len(pipes)), ys, bottom=bottoms, color=[_color_of(p.config, colors, j, len(pipes)) for j, p in enumerate(pipes)],
+               edgecolor="white", hatch=hatches[k % len(hatches)], label=m)
+        bottoms = [b + y for b, y in zip(bottoms, ys)]
+    for j, p in enumerate(pipes):
+        ax.annotate(f"{p.runtime.median:.1f}", (j, bottoms[j]), ha="center", va="bottom", fontsize=7,
+                    xytext=(0, 2), textcoords="offset points")
+    _category_ticks(ax, [p.config for p in pipes])
+    handles = [matplotlib.patches.Patch(facecolor="#bbbbbb", edgecolor="white", hatch=hatches[k % len(hatches)], label=m)
+               for k, m in enumerate(members)]
+    ax.legend(handles=handles, fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False)
+    ax.set_ylabel("median wall time (s)", fontsize=8)
+    ax.set_title(f"{pipes[0].pipeline}: runtime per configuration (stacked by member; total on top)", fontsize=10)
+    ax.grid(axis="y", alpha=0.3)
+    fig.tight_layout()
+    return _svg(fig)
+
+
 def cost_per_job(costs, colors: dict[str, str] | None = None) -> str | None:
     """$/job (hardware + power + drive replacements) per workload, one bar per configuration."""
     if not costs:

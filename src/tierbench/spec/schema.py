@@ -19,6 +19,7 @@ from ..storage.types import StorageConfig, check_dirs, parse_data, positive_int,
 from ..units import parse_size
 from ..workloads import WORKLOADS
 from .cluster import check_intermediate_applies, check_local_data_reaches_every_node
+from .composites import parse_mix, parse_pipelines
 from .cost import CostSpec, parse_cost
 from .knobs import ENGINE_KNOBS, engine_knob_conf, swept, token
 
@@ -30,7 +31,7 @@ HADOOP_MODES = ("local", "yarn")
 DROP_CACHES = ("auto", "always", "never")
 DURABILITY = ("durable", "engine")  # durable: every write on the device before its task ends; engine: as the engine does it
 TOP_KEYS = ("name", "description", "repeats", "baseline", "drop_caches", "durability", "keep_data", "warm_up", "engine", "engines", "storage",
-            "workloads", "cost", "sampling", "probe", "cluster")
+            "workloads", "cost", "sampling", "probe", "cluster", "pipelines", "mix")
 CLUSTER_KEYS = ("nodes", "ssh_config", "processes")
 SAMPLING_KEYS = ("enabled", "interval_s")
 PROBE_KEYS = ("enabled", "size", "runtime_s")
@@ -102,6 +103,9 @@ class Spec:
     # a fresh engine application runs the study's workloads once at a small size, unrecorded, before its first
     # measured run: that run is then as warm (JIT, class loading) as the ones after it (warmup.py)
     warm_up: bool = True
+    # analysis only (spec/composites.py): workloads totalled as one job, and a weighted workload mix
+    pipelines: tuple = ()  # {"name", "workloads": [labels]}
+    mix: dict = field(default_factory=dict)  # label -> weight
 
     def config(self, name: str) -> StorageConfig:
         return next(c for c in self.storage if c.name == name)
@@ -135,7 +139,8 @@ class Spec:
             e.pop("keep_alive_memory", None)  # how long JVMs live between runs, not what runs
         if not d.get("cluster"):
             d.pop("cluster", None)  # (as fingerprinted before nodes could be observed)
-        for analysis_only in ("description", "source", "cost", "sampling", "sampling_interval_s", "probe", "probe_size", "probe_runtime_s"):
+        for analysis_only in ("description", "source", "cost", "sampling", "sampling_interval_s", "probe", "probe_size",
+                              "probe_runtime_s", "pipelines", "mix"):
             d.pop(analysis_only, None)
         return hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()[:16]
 
@@ -298,13 +303,15 @@ def parse_spec(raw: dict, source: str = "<spec>", base_dir: Path | None = None) 
         raise SpecError(src, "probe.size", str(e)) from None
     probe_rt = positive_int(src, "probe.runtime_s", probe.get("runtime_s", 5), 1)
     _check_against_producers(src, workloads)
+    wl_dicts = [{"name": w.name, "label": w.label} for w in workloads]
     runs = repeats * len(storage) * len(engines) * len(workloads)
     if runs > MAX_RUNS:
         raise SpecError(src, "", f"the plan has {runs:,} runs ({repeats} repeats x {len(storage) * len(engines)} configurations "
                         f"x {len(workloads)} workloads), more than {MAX_RUNS:,}: fewer repeats, sweep values or workloads")
     return Spec(name, src, repeats, engines, tuple(storage), tuple(workloads), baseline, drop, keep,
                 str(raw.get("description", "")), cost, enabled, float(interval), bool(probe.get("enabled", True)),
-                probe_size, probe_rt, tuple(sweeps), durability, parse_cluster(src, raw.get("cluster"), base_dir), warm_up)
+                probe_size, probe_rt, tuple(sweeps), durability, parse_cluster(src, raw.get("cluster"), base_dir), warm_up,
+                parse_pipelines(src, raw.get("pipelines"), wl_dicts), parse_mix(src, raw.get("mix"), wl_dicts))
 
 
 def parse_cluster(src, raw, base_dir: Path) -> dict:
