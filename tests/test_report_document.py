@@ -23,10 +23,10 @@ from tierbench.spec import parse_spec
 FIXTURE = Path(__file__).parent / "fixtures" / "quickstart-results"
 
 # what the fixture's report has, in this order: a check on the builder, not only on the renderers
-PLAIN_SECTIONS = ["Findings", "Normalised runtime", "Runtime", "Throughput", "Summary per configuration and workload", "Working set vs memory",
-                  "Storage configurations", "Environment", "Every run"]
-FULL_SECTIONS = ["Findings", "Normalised runtime", "Runtime", "Throughput", "Sweep of shuffle_compress (engine spark)",
-                 "Cost per job", "Summary per configuration and workload", "Working set vs memory", "Storage configurations", "Device ceilings (fio)",
+PLAIN_SECTIONS = ["Findings", "Normalised runtime", "Runtime", "Throughput", "Pipelines", "Summary per configuration and workload",
+                  "Intermediate data per node", "Working set vs memory", "Storage configurations", "Environment", "Every run"]
+FULL_SECTIONS = ["Findings", "Normalised runtime", "Runtime", "Throughput", "Pipelines", "Sweep of shuffle_compress (engine spark)",
+                 "Cost per job", "Summary per configuration and workload", "Intermediate data per node", "Working set vs memory", "Storage configurations", "Device ceilings (fio)",
                  "Environment", "Every run"]
 
 
@@ -152,9 +152,10 @@ def test_markdown_has_every_table_note_and_warning_of_the_html(request, which):
 
 def test_html_keeps_the_chart_ids_and_is_self_contained(full_results):
     html_text = EXPORTERS["html"].render(full_results)
-    for ident in ("chart-normalised", "chart-runtime", "chart-throughput", "chart-cost", "chart-sweep-0"):
+    for ident in ("chart-normalised", "chart-runtime", "chart-throughput", "chart-cost", "chart-sweep-0",
+                  "chart-pipeline-teragen+terasort+teravalidate"):
         assert html_text.count(f"id='{ident}'") == 1, ident
-    assert html_text.count("<svg") == 5 and "<style>" in html_text and "<link" not in html_text
+    assert html_text.count("<svg") == 6 and "<style>" in html_text and "<link" not in html_text
     assert "&lt;sda&gt;" in html_text and "<sda>" not in html_text  # text is escaped
 
 

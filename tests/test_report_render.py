@@ -38,7 +38,7 @@ def test_report_renders_in_headless_chromium(results, tmp_path):
     orange = np.all(np.abs(px - np.array([0xDD, 0x84, 0x52]) / 255) < 0.08, axis=-1).sum()
     assert blue > 2000 and orange > 2000
     html = html_path.read_text()
-    assert html.count("<svg") == 3 and "chart-runtime" in html and "chart-throughput" in html and "chart-normalised" in html
+    assert html.count("<svg") == 4 and "chart-pipeline-teragen+terasort+teravalidate" in html and "chart-runtime" in html and "chart-throughput" in html and "chart-normalised" in html
 
 
 def test_stats_on_real_results(results):
