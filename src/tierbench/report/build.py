@@ -264,9 +264,11 @@ def _pipelines_section(pipes, an: Analysis, colors) -> Section:
         svg = charts.pipeline_totals(mine, colors)
         if svg:
             sec.add(Figure(svg, f"chart-pipeline-{name}", f"median runtime of each member of {name}, stacked, per configuration"))
-    sec.add(Table(PIPELINE_HEAD, [[p.pipeline, p.config, str(p.runtime.n), f"{p.runtime.median:.2f}", _interval(p.runtime),
-                                   _fmt(p.mb_s) if p.mb_s else "–", f"{p.ratio:.2f}x" if p.ratio is not None else "–",
-                                   _usd(p.usd_per_job) if p.usd_per_job is not None else "–"] for p in pipes]))
+    priced = any(p.usd_per_job is not None for p in pipes)  # no [cost]: no $ column
+    sec.add(Table(PIPELINE_HEAD[:len(PIPELINE_HEAD) - (not priced)],
+                  [[p.pipeline, p.config, str(p.runtime.n), f"{p.runtime.median:.2f}", _interval(p.runtime),
+                    _fmt(p.mb_s) if p.mb_s else "–", f"{p.ratio:.2f}x" if p.ratio is not None else "–"]
+                   + ([_usd(p.usd_per_job) if p.usd_per_job is not None else "–"] if priced else []) for p in pipes]))
     return sec
 
 
@@ -615,8 +617,8 @@ def _headline(an: Analysis, same_device: dict | None = None, config_of: dict | N
     rest = [line(c) for c in an.comparisons if c.verdict.startswith("not significant")]
     if len(sig) + len(rest) <= MAX_FINDINGS:
         return sig + rest
-    return sig + [f"{len(rest)} {'other ' if sig else ''}differences from {an.baseline} are not significant (Welch p >= 0.05): "
-                  "the summary table has each, with its confidence interval"]
+    return sig + [f"{len(rest)} {'other ' if sig else ''}differences from {_baseline_words(an)} are not significant (Welch "
+                  "p >= 0.05): the summary table has each, with its interval"]
 
 
 def _warnings(an: Analysis) -> list:

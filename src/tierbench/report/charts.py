@@ -24,8 +24,12 @@ def color(j: int, n: int) -> str:
 
 def series_colors(names: list[str]) -> dict[str, str]:
     """One colour per configuration for the whole report: every chart takes its colours from this map, so a
-    configuration keeps its colour whichever subset of configurations a chart shows."""
-    return {name: color(j, len(names)) for j, name in enumerate(names)}
+    configuration keeps its colour whichever subset of configurations a chart shows. A variant's storage
+    configuration alone (hdd-6 of hdd-6@spark.x-true, a line in an engine sweep) takes its first variant's colour."""
+    colors = {name: color(j, len(names)) for j, name in enumerate(names)}
+    for name in names:
+        colors.setdefault(name.split("@")[0], colors[name])
+    return colors
 
 
 def _color_of(name: str, colors: dict[str, str] | None, j: int, n: int) -> str:
@@ -59,12 +63,18 @@ def wrap_label(text: str, width: int = 14) -> str:
 
 
 def log_if_wide(ax, values, axis: str = "y") -> bool:
-    """A log axis when the values span more than 10x (one tall bar would flatten the rest)."""
+    """A log axis when the values span more than 10x (one tall bar would flatten the rest), its ticks written as
+    plain numbers (0.2, 0.5, 1, 2) rather than powers of ten."""
     v = [x for x in values if x is not None and x > 0]
-    if v and max(v) / min(v) > 10:
-        (ax.set_yscale if axis == "y" else ax.set_xscale)("log")
-        return True
-    return False
+    if not v or max(v) / min(v) <= 10:
+        return False
+    import matplotlib.ticker as ticker
+
+    (ax.set_yscale if axis == "y" else ax.set_xscale)("log")
+    which = ax.yaxis if axis == "y" else ax.xaxis
+    which.set_major_formatter(ticker.FuncFormatter(lambda x, _: f"{x:g}"))
+    which.set_minor_formatter(ticker.FuncFormatter(lambda x, _: f"{x:g}" if f"{x:.0e}"[0] in "25" else ""))
+    return True
 
 
 def _grouped_bars(n_groups: int, n_series: int):
@@ -74,8 +84,8 @@ def _grouped_bars(n_groups: int, n_series: int):
 
 
 def _legend(fig, ax, n: int) -> None:
-    if n > MANY:  # below the plot, in columns, so that it covers no bar
-        ax.legend(fontsize=7, loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=3, frameon=False)
+    if n > MANY:  # right of the plot, so that it covers no bar and meets no tick label
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     else:
         ax.legend(fontsize=8)
 
@@ -166,12 +176,19 @@ def normalised_runtime(an: Analysis, colors: dict[str, str] | None = None) -> st
     return _svg(fig)
 
 
+CHAR_IN = 0.075  # width of one character of a 9-point tick label, inches (DejaVu Sans, a little over its mean)
+
+
 def _category_ticks(ax, groups: list[str]) -> None:
-    """Group names under the x axis, wrapped, and slanted when there are many, so that no two overlap."""
+    """Group names under the x axis, wrapped at their separators; slanted when, even wrapped, the longest line is
+    wider than the space one group has, so that no two overlap."""
     ax.set_xticks(range(len(groups)))
-    many = len(groups) > 6
-    ax.set_xticklabels([wrap_label(g, 12) for g in groups], fontsize=8 if many else 9,
-                       rotation=30 if many else 0, ha="right" if many else "center", rotation_mode="anchor")
+    labels = [wrap_label(g, 12) for g in groups]
+    widest = max(len(line) for lab in labels for line in lab.split("\n")) * CHAR_IN
+    per_group = ax.figure.get_figwidth() * ax.get_position().width / max(1, len(groups))
+    slant = widest > per_group * 0.9
+    ax.set_xticklabels(labels, fontsize=8 if slant else 9, rotation=30 if slant else 0, ha="right" if slant else "center",
+                       rotation_mode="anchor")
 
 
 def _bars_by_series(values: dict[tuple[str, str], float], groups: list[str], series: list[str], fmt: str,
@@ -201,28 +218,31 @@ def _finish(fig, ax, n_series: int) -> str:
 
 
 def pipeline_totals(pipes, colors: dict[str, str] | None = None) -> str | None:
-    """One bar per configuration: its pipeline's members' median runtimes stacked (the total on top)."""
+    """One horizontal bar per configuration (names on the left, never crowded): the pipeline's members' median
+    runtimes stacked, hatched per member, the total at the end."""
     if not pipes:
         return None
     members = pipes[0].members
-    fig, ax = plt.subplots(figsize=(min(MAX_WIDTH_IN, max(5.0, 0.7 * len(pipes) + 2.5)), 3.6))
-    bottoms = [0.0] * len(pipes)
+    fig, ax = plt.subplots(figsize=(8.0, 1.2 + 0.32 * len(pipes)))
+    lefts = [0.0] * len(pipes)
     hatches = ["", "//", "..", "xx", "--"]
+    ys = list(range(len(pipes)))[::-1]  # the first configuration on top
     for k, m in enumerate(members):
-        ys = [p.member_medians.get(m, 0.0) for p in pipes]
-        ax.bar(range(len(pipes)), ys, bottom=bottoms, color=[_color_of(p.config, colors, j, len(pipes)) for j, p in enumerate(pipes)],
-               edgecolor="white", hatch=hatches[k % len(hatches)], label=m)
-        bottoms = [b + y for b, y in zip(bottoms, ys)]
-    for j, p in enumerate(pipes):
-        ax.annotate(f"{p.runtime.median:.1f}", (j, bottoms[j]), ha="center", va="bottom", fontsize=7,
-                    xytext=(0, 2), textcoords="offset points")
-    _category_ticks(ax, [p.config for p in pipes])
+        widths = [p.member_medians.get(m, 0.0) for p in pipes]
+        ax.barh(ys, widths, left=lefts, color=[_color_of(p.config, colors, j, len(pipes)) for j, p in enumerate(pipes)],
+                edgecolor="white", hatch=hatches[k % len(hatches)], height=0.7)
+        lefts = [a + w for a, w in zip(lefts, widths)]
+    for y, p, end in zip(ys, pipes, lefts):
+        ax.annotate(f"{p.runtime.median:.1f} s", (end, y), va="center", fontsize=7, xytext=(3, 0), textcoords="offset points")
+    ax.set_yticks(ys)
+    ax.set_yticklabels([p.config for p in pipes], fontsize=8)
+    ax.set_xlim(0, max(lefts) * 1.15)
     handles = [matplotlib.patches.Patch(facecolor="#bbbbbb", edgecolor="white", hatch=hatches[k % len(hatches)], label=m)
                for k, m in enumerate(members)]
-    ax.legend(handles=handles, fontsize=7, loc="upper left", bbox_to_anchor=(1.0, 1.0), frameon=False)
-    ax.set_ylabel("median wall time (s)", fontsize=8)
-    ax.set_title(f"{pipes[0].pipeline}: runtime per configuration (stacked by member; total on top)", fontsize=10)
-    ax.grid(axis="y", alpha=0.3)
+    ax.legend(handles=handles, fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
+    ax.set_xlabel("median wall time (s)", fontsize=8)
+    ax.set_title(f"{pipes[0].pipeline}: runtime per configuration (stacked by member)", fontsize=10)
+    ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()
     return _svg(fig)
 
