@@ -170,3 +170,14 @@ def test_multi_engine_studies_keep_one_baseline():
     variants = [{"name": f"{c}@{e}", "config": c, "engine": e} for c in ("hdd", "ssd") for e in ("spark", "hadoop")]
     b = per_value_baselines("hdd@spark", variants, [])
     assert set(b.values()) == {"hdd@spark"}
+
+
+def test_the_sql_section_has_a_chart_per_query(tmp_path):
+    from tierbench.report.document import Figure
+
+    d = tmp_path / "s"
+    shutil.copytree(FIXTURES / "sweep-sql-results", d)
+    sec = next(s for s in StudyResults.load(d).document.all_sections() if s.title == "SQL queries")
+    fig = next(b for b in sec.blocks if isinstance(b, Figure))
+    assert fig.id == "chart-sql-sql" and "q01" in fig.svg and "q06" in fig.svg
+    assert fig.svg.count("<g id=\"patch_") >= 8  # 2 queries x 4 configurations (+ frame)

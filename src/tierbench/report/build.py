@@ -161,10 +161,16 @@ def build_report(study: dict, records: list[dict], now: datetime | None = None) 
 
     queries = _query_rows(runs)
     if queries:
-        sections.append(Section("SQL queries", 2, [
+        sec = Section("SQL queries", 2, [
             Paragraph("Each query timed from submission to its last row collected (median over repeats). "
-                      "'checked' says whether DuckDB, reading the same Parquet files, gave the same answer.", muted=True),
-            Table(QUERY_HEAD, queries)]))
+                      "'checked' says whether DuckDB, reading the same Parquet files, gave the same answer.", muted=True)])
+        for label in dict.fromkeys(q[1] for q in queries):
+            svg = charts.query_times({(q[0], q[2]): float(q[3]) for q in queries if q[1] == label}, label, colors)
+            if svg:
+                sec.add(Figure(svg, f"chart-sql-{label}", f"median seconds per query of {label}, a bar per configuration "
+                                                          "(the numbers are in the table below)"))
+        sec.add(Table(QUERY_HEAD, queries))
+        sections.append(sec)
 
     if costs:
         sec = Section("Cost per job", 2)
@@ -410,7 +416,7 @@ def _query_rows(runs) -> list[list[str]]:
     for (variant, label, name), qs in groups.items():
         checks = [v.get(name, "not checked") if v else "not checked (verify = false)" for _, v in qs]
         checked = "same answer" if all(c is None for c in checks) else "; ".join(sorted({str(c) for c in checks if c}))
-        rows.append([variant, label, name, _fmt(statistics.median(q["s"] for q, _ in qs)), str(qs[0][0]["rows"]), checked])
+        rows.append([variant, label, name, f"{statistics.median(q['s'] for q, _ in qs):.3g}", str(qs[0][0]["rows"]), checked])
     return rows
 
 

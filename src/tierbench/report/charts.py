@@ -247,6 +247,18 @@ def pipeline_totals(pipes, colors: dict[str, str] | None = None) -> str | None:
     return _svg(fig)
 
 
+def query_times(values: dict[tuple[str, str], float], label: str, colors: dict[str, str] | None = None) -> str | None:
+    """{(variant, query): median s}: the queries along x, a bar per configuration."""
+    if not values:
+        return None
+    queries = list(dict.fromkeys(q for _, q in values))
+    variants = list(dict.fromkeys(v for v, _ in values))
+    fig, ax = _bars_by_series(values, queries, variants, "%.2g", colors)
+    ax.set_ylabel("median s per query")
+    ax.set_title(f"{label}: time per query (lower is faster)", fontsize=10)
+    return _finish(fig, ax, len(variants))
+
+
 def cost_per_job(costs, colors: dict[str, str] | None = None) -> str | None:
     """$/job (hardware + power + drive replacements) per workload, one bar per configuration."""
     if not costs:
