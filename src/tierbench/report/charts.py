@@ -90,9 +90,10 @@ def _legend(fig, ax, n: int) -> None:
         ax.legend(fontsize=8)
 
 
-def _svg(fig) -> str:
+def _svg(fig, tight: bool = True) -> str:
+    """The figure as SVG text; tight=False for a figure laid out by hand (the tight box costs a second draw)."""
     buf = io.StringIO()
-    fig.savefig(buf, format="svg", bbox_inches="tight", metadata={"Date": None})
+    fig.savefig(buf, format="svg", bbox_inches="tight" if tight else None, metadata={"Date": None})
     plt.close(fig)
     svg = buf.getvalue()
     return svg[svg.index("<svg"):]
@@ -312,7 +313,7 @@ def timeline(record: dict, labels: list[str], roles: dict, colors: dict[str, str
     fig.legend(handles=handles, fontsize=6, loc="upper right", ncol=min(4, len(handles)))
     fig.suptitle(f"{record['run_key']}", fontsize=9, x=0.02, ha="left")
     fig.subplots_adjust(left=0.09, right=0.78, top=0.88, bottom=0.13, hspace=0.1)  # fixed: tight_layout cost ~0.3 s a chart
-    return _svg(fig)
+    return _svg(fig, tight=False)  # the right margin holds the legends
 
 
 def sweep_series(sweep: dict, runs: list[dict]) -> dict[str, dict[str, list[float]]]:
