@@ -1,8 +1,10 @@
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -159,3 +161,74 @@ def two_loop_devices(tmp_path):
             if mnt:
                 subprocess.run(["umount", str(mnt)], check=False)
             subprocess.run(["losetup", "-d", loop], check=False)
+
+
+@pytest.fixture(scope="session")
+def sweep_sql_document():
+    """The report document of the committed sweep + SQL results, built once for every test that only reads it
+    (building draws every chart: ~5 s). Read-only: the folder is not written to."""
+    from tierbench.report.build import StudyResults
+
+    return StudyResults.load(Path(__file__).parent / "fixtures" / "sweep-sql-results").document
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def ssh_config(tmp_path_factory):
+    """An sshd on a free port, root's login by a key made here, and an ssh config naming node-a and node-b
+    (both this machine) and node-closed (a port nothing listens on)."""
+    if not (shutil.which("ssh") and os.path.exists("/usr/sbin/sshd")):
+        pytest.fail("ssh/sshd not installed: run ./setup.sh --test (installs openssh-client and openssh-server)")
+    if os.geteuid() != 0:
+        pytest.skip("not root: this test starts its own sshd (host keys, privilege separation in /run/sshd) and logs "
+                    "in over it as root, which only root may set up (CI runs as root)")
+    d = tmp_path_factory.mktemp("sshd")
+    for key in ("host_key", "client_key"):
+        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(d / key)], check=True)
+    (d / "authorized_keys").write_text((d / "client_key.pub").read_text())
+    port = _free_port()
+    (d / "sshd_config").write_text(f"""Port {port}
+ListenAddress 127.0.0.1
+HostKey {d}/host_key
+AuthorizedKeysFile {d}/authorized_keys
+StrictModes no
+PermitRootLogin prohibit-password
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+UsePAM no
+PidFile {d}/sshd.pid
+""")
+    os.makedirs("/run/sshd", exist_ok=True)  # sshd's privilege separation directory
+    sshd = subprocess.Popen(["/usr/sbin/sshd", "-D", "-e", "-f", str(d / "sshd_config")],
+                            stdout=subprocess.DEVNULL, stderr=open(d / "sshd.log", "w"))
+    cfg = d / "ssh_config"
+    cfg.write_text(f"""Host node-closed
+  Port {_free_port()}
+Host node-a node-b node-closed
+  HostName 127.0.0.1
+  Port {port}
+  User root
+  IdentityFile {d}/client_key
+  IdentitiesOnly yes
+  UserKnownHostsFile /dev/null
+  StrictHostKeyChecking no
+  LogLevel ERROR
+""")  # (ssh takes the first value it finds for an option: node-closed's Port comes first)
+    try:
+        deadline = time.time() + 10
+        while True:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                break
+            except OSError:
+                assert sshd.poll() is None and time.time() < deadline, (d / "sshd.log").read_text()
+                time.sleep(0.1)
+        yield str(cfg)
+    finally:
+        sshd.kill()
+        sshd.wait()

@@ -18,6 +18,7 @@ OPTIONS = {  # each verb and what its --help must mention
     "results": ["dir", "--format", "{json,csv}"],
     "workloads": [],
     "probe": ["spec", "--out", "--size"],
+    "check": ["spec", "--dir", "--json", "swappiness", "noatime", "[cluster]", "Exit status 1"],
     "predict": ["results", "--hardware", "--size", "--nodes", "--calibrate", "--published", "--json", "--drives",
                 "sandisk-all-ssd", "docs/model.md"],
     "advise": ["results", "--hardware", "--size", "--json", "split"],

@@ -74,10 +74,9 @@ def test_a_mix_weights_runtimes_and_sets_cost_per_performance_beside_cost_per_tb
     assert perf == pytest.approx(float(rows["split"][2].rstrip("x")) * 1.04, rel=0.02)  # split's price is 1.04x
 
 
-def test_intermediate_bytes_per_node_from_the_engine(tmp_path):
-    d = tmp_path / "s"
-    shutil.copytree(FIXTURES / "sweep-sql-results", d)
-    doc = StudyResults.load(d).document
+def test_intermediate_bytes_per_node_from_the_engine(sweep_sql_document):
+    d = FIXTURES / "sweep-sql-results"
+    doc = sweep_sql_document
     t = table_of(section(doc, "Intermediate data per node"))
     row = next(r for r in t.rows if r[0] == "wordcount.split_size-512KB" and r[1] == "one@spark.shuffle_compress-false")
     run = next(r for r in ResultsDir(d).records() if r["run_key"].endswith("one@spark.shuffle_compress-false/wordcount.split_size-512KB"))

@@ -143,19 +143,18 @@ def test_cost_comparisons_are_one_table_not_a_sentence_each(tmp_path):
     assert all(cell.endswith("x") for cell in table.rows[0][1:])
 
 
-def test_each_swept_engine_value_is_compared_with_the_baseline_at_the_same_value(tmp_path):
+def test_each_swept_engine_value_is_compared_with_the_baseline_at_the_same_value(sweep_sql_document):
     """The sweep fixture: configurations one and split x shuffle_compress true/false, baseline one (at true)."""
     from tierbench.analysis.stats import per_value_baselines
+    from tierbench.store import ResultsDir
 
-    d = tmp_path / "r"
-    shutil.copytree(FIXTURES / "sweep-sql-results", d)
-    sr = StudyResults.load(d)
-    spec = sr.study["spec"]
-    b = per_value_baselines(spec["baseline"], sr.study["variants"], spec["sweeps"])
+    study = ResultsDir(FIXTURES / "sweep-sql-results").study()
+    spec = study["spec"]
+    b = per_value_baselines(spec["baseline"], study["variants"], spec["sweeps"])
     assert b["split@spark.shuffle_compress-false"] == "one@spark.shuffle_compress-false"
     assert b["split@spark.shuffle_compress-true"] == "one@spark.shuffle_compress-true"
     assert b["one@spark.shuffle_compress-false"] == "one@spark.shuffle_compress-false"  # a baseline itself
-    doc = sr.document
+    doc = sweep_sql_document
     rows = _summary_table(doc).rows
     ratio = {(r[0], r[1]): r[-1] for r in rows}
     assert all(v == "1.00 (baseline)" for (wl, c), v in ratio.items() if c.startswith("one@"))
@@ -172,12 +171,10 @@ def test_multi_engine_studies_keep_one_baseline():
     assert set(b.values()) == {"hdd@spark"}
 
 
-def test_the_sql_section_has_a_chart_per_query(tmp_path):
+def test_the_sql_section_has_a_chart_per_query(sweep_sql_document):
     from tierbench.report.document import Figure
 
-    d = tmp_path / "s"
-    shutil.copytree(FIXTURES / "sweep-sql-results", d)
-    sec = next(s for s in StudyResults.load(d).document.all_sections() if s.title == "SQL queries")
+    sec = next(s for s in sweep_sql_document.all_sections() if s.title == "SQL queries")
     fig = next(b for b in sec.blocks if isinstance(b, Figure))
     assert fig.id == "chart-sql-sql" and "q01" in fig.svg and "q06" in fig.svg
     assert fig.svg.count("<g id=\"patch_") >= 8  # 2 queries x 4 configurations (+ frame)

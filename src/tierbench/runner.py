@@ -117,6 +117,8 @@ class StudyRunner:
             # what the figures will measure, said before anything runs (the report says it again)
             for line in study_lines(spec.to_dict(), machine_facts(), self.results.study()["storage_map"]):
                 print(f"tierbench: warning: {line}", file=sys.stderr, flush=True)
+        if "node_check" not in study:
+            self._node_check()
         if "probe" not in study and (self.results.path / "probe.json").is_file():
             # `tierbench probe` ran before the study: keep its figures with it
             self.results.update_study(probe=json.loads((self.results.path / "probe.json").read_text()))
@@ -149,6 +151,21 @@ class StudyRunner:
             roles["data"] += [d for d in c.local_data if d not in roles["data"]]
             roles["intermediate"] += [d for d in c.intermediate if d not in roles["intermediate"]]
         return storage_map(roles)
+
+    def _node_check(self) -> None:
+        """The studies' OS advice checked on this machine and the [cluster] nodes (tierbench check), stored with the
+        study for its report; a check that cannot run is recorded as such, never stops the study."""
+        from .analysis.node_check import check_study
+
+        try:
+            result = check_study(self.spec)
+        except Exception as e:  # noqa: BLE001 - advice only: the study goes on without it
+            result = {"error": f"{type(e).__name__}: {e}", "checks": [], "summary": {}}
+        self.results.update_study(node_check=result)
+        s = result.get("summary") or {}
+        if s.get("fail") or s.get("warn"):
+            print(f"tierbench: node check: {s.get('fail', 0)} fail, {s.get('warn', 0)} warn (the report lists each with its "
+                  "fix; tierbench check SPEC prints them)", file=sys.stderr, flush=True)
 
     def _probe(self) -> None:
         from .sampling.probe import probe_dirs, scratch_dirs

@@ -10,9 +10,9 @@ import sys
 
 from .. import __version__
 from ..errors import UserError
-from . import advise, cost, emulate, predict, probe, quickstart, report, results, run, services, workloads
+from . import advise, check, cost, emulate, predict, probe, quickstart, report, results, run, services, workloads
 
-VERBS = (run, quickstart, report, results, workloads, probe, predict, advise, services, emulate, cost)  # in the order --help lists them
+VERBS = (run, quickstart, report, results, workloads, probe, check, predict, advise, services, emulate, cost)  # in the order --help lists them
 
 EPILOG = """\
 examples:
@@ -23,6 +23,7 @@ examples:
   tierbench results tierbench-results/quick --format csv > runs.csv
   tierbench workloads                          what can run, with parameters and metrics
   tierbench probe study.toml                   measure the study's devices with fio (ceilings for the report)
+  tierbench check study.toml                   the studies' OS advice (swappiness, noatime, ...) on every node
   tierbench predict tierbench-results/quick --hardware sandisk-all-ssd --size 1TB
                                                runtimes and $/job on hardware you don't own (what-if model)
   tierbench advise tierbench-results/quick     which tier for data and shuffle, SSD split and size, with numbers

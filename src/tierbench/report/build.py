@@ -132,6 +132,7 @@ def build_report(study: dict, records: list[dict], now: datetime | None = None) 
     findings.add(*(Notice("warn", line) for line in _cache_lines(obs)))
     findings.add(*(Notice("warn", f"pooled with --allow-mixed: {line}") for line in mixed_pools(runs)))
     findings.add(*(Notice("warn", line) for line in _storage_health_lines(runs)))
+    findings.add(*(Notice("warn", line) for line in _node_check_lines(study.get("node_check"))))
     findings.blocks = _fold_notices(findings.blocks)
     sections.append(findings)
 
@@ -250,7 +251,10 @@ def build_report(study: dict, records: list[dict], now: datetime | None = None) 
         sections.append(sec)
     if study.get("predictions"):
         sections.append(_whatif_section(study["predictions"]))
-    sections.append(Section("Environment", 2, [Table(["", ""], _environment(study, runs))]))
+    env = Section("Environment", 2, [Table(["", ""], _environment(study, runs))])
+    if study.get("node_check"):
+        env.add(_node_check_section(study["node_check"]))
+    sections.append(env)
     sections.append(Section("Every run", 2, [Table(RUN_HEAD, _run_rows(runs, obs))]))
     return Report(title, subtitle, sections)
 
@@ -314,6 +318,36 @@ def _intermediate_section(rows) -> Section:
                                    format_size(r.written_bytes), _share(r.share_of_data_set),
                                    str(r.nodes), format_size(r.per_node_bytes), format_size(r.per_node_bytes * HEADROOM),
                                    r.source] for r in rows])])
+
+
+NODE_CHECK_HEAD = ["node", "check", "status", "found", "where", "fix"]
+
+
+def _node_check_lines(nc: dict | None) -> list[str]:
+    """One line in the findings when the node check found something to fix."""
+    if not nc:
+        return []
+    if nc.get("error"):
+        return [f"node check could not run: {nc['error']}"]
+    bad = [c for c in nc["checks"] if c["status"] in ("fail", "warn")]
+    if not bad:
+        return []
+    names = ", ".join(dict.fromkeys(f"{c['name']} ({c['status']})" for c in bad))
+    return [f"node check: {nc['summary'].get('fail', 0)} fail, {nc['summary'].get('warn', 0)} warn of the studies' OS advice: "
+            f"{names}; each with its fix under Environment > Node check"]
+
+
+def _node_check_section(nc: dict) -> Section:
+    sec = Section("Node check", 3, aside="tierbench check, when the study started")
+    if nc.get("error"):
+        return sec.add(Notice("warn", f"the node check could not run: {nc['error']}"))
+    order = {"fail": 0, "warn": 1, "pass": 2, "n/a": 3}
+    s = nc["summary"]
+    sec.add(Paragraph(f"The storage studies' OS advice on each node the study used: {s.get('pass', 0)} pass, {s.get('warn', 0)} warn, "
+                      f"{s.get('fail', 0)} fail, {s.get('n/a', 0)} not reported by the node.", muted=True),
+            Table(NODE_CHECK_HEAD, [[c["node"], c["name"], c["status"], c["found"], c["where"] or "–", c["fix"] or "–"]
+                                    for c in sorted(nc["checks"], key=lambda c: order.get(c["status"], 9))]))
+    return sec
 
 
 WHATIF_HEAD = ["job", "hardware", "nodes", "size", "predicted s", "MB/s", "jobs/day", "$/job", "bottleneck (phase: resource)"]

@@ -1,0 +1,58 @@
+"""tierbench check [SPEC]: the studies' OS advice checked on every node a study uses, each check with its fix."""
+
+import json
+import sys
+
+ICONS = {"pass": "✓", "warn": "⚠", "fail": "✗", "n/a": "·"}
+
+
+def add_parser(subparsers):
+    p = subparsers.add_parser(
+        "check", help="check each node's OS settings against the studies' advice (swappiness, noatime, ...)",
+        description="Checks what the Hadoop/Spark storage studies set on their nodes: vm.swappiness, transparent huge "
+                    "pages, the open-file limit, the CPU governor, noatime on the data mounts, the IO scheduler and "
+                    "readahead of the data devices, 4K partition alignment, and (when the study moves data between "
+                    "hosts) NIC speed and MTU. With a SPEC: its data and intermediate directories, on this machine and "
+                    "on every [cluster] node (over ssh, as the node agent logs in). Nothing is changed: each check says "
+                    "pass, warn or fail with the value found and the fix (n/a: the node does not report it). A study "
+                    "runs the same check when it starts, stores it with its results and shows it in the report. "
+                    "Exit status 1 when a check fails.",
+        epilog="examples:\n  tierbench check                      this machine (and the current directory's mount)\n"
+               "  tierbench check examples/quick.toml  the study's dirs here and on its [cluster] nodes\n"
+               "  tierbench check --dir /data/1 --dir /data/2 --json",
+        formatter_class=__import__("argparse").RawDescriptionHelpFormatter)
+    p.add_argument("spec", nargs="?", help="study spec (TOML): check its directories and nodes")
+    p.add_argument("--dir", action="append", default=[], metavar="DIR", help="a directory to check (repeatable; without SPEC)")
+    p.add_argument("--json", action="store_true", help="print the checks as JSON")
+    return p
+
+
+def run(args) -> int:
+    from ..analysis.node_check import check_nodes, check_study
+
+    if args.spec:
+        from ..spec import load_spec
+
+        result = check_study(load_spec(args.spec))
+    else:
+        import os
+
+        result = check_nodes(args.dir or [os.getcwd()])
+    if args.json:
+        print(json.dumps(result, indent=2))
+    else:
+        print_checks(result)
+    return 1 if result["summary"]["fail"] else 0
+
+
+def print_checks(result: dict, out=sys.stdout) -> None:
+    checks = result["checks"]
+    for node in dict.fromkeys(c["node"] for c in checks):
+        print(node, file=out)
+        for c in (c for c in checks if c["node"] == node):
+            where = f" [{c['where']}]" if c["where"] else ""
+            print(f"  {ICONS[c['status']]} {c['status']:<4} {c['name']}{where}: {c['found']}", file=out)
+            if c["fix"]:
+                print(f"         fix: {c['fix']}", file=out)
+    s = result["summary"]
+    print(f"{s['pass']} pass, {s['warn']} warn, {s['fail']} fail, {s['n/a']} n/a", file=out)
