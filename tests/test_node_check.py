@@ -165,3 +165,15 @@ def test_a_study_stores_its_node_check_and_the_report_shows_it(tmp_path):
     sec = next(s for s in doc.all_sections() if s.title == "Node check")
     table = next(b for b in sec.blocks if hasattr(b, "rows"))
     assert table.rows[0][2] == "fail" and "parted" in table.rows[0][5]  # failures first
+
+
+def test_the_same_finding_on_many_devices_is_one_line():
+    from tierbench.analysis.node_check import folded
+
+    dirs = [{**GOOD["dirs"][0], "path": f"/d{i}", "mount": f"/d{i}", "disk": f"sd{c}", "read_ahead_kb": "128"}
+            for i, c in enumerate("bcdef")]
+    checks = [c.to_dict() for c in check_node("n1", {**GOOD, "dirs": dirs}, networked=False)]
+    ra = [c for c in folded(checks) if c["name"] == "readahead"]
+    assert len(ra) == 1 and ra[0]["where"] == "/dev/sdb, /dev/sdc, /dev/sdd and 2 more" and "each of the 5" in ra[0]["fix"]
+    loop = check_node("n1", {**GOOD, "dirs": [{**GOOD["dirs"][0], "disk": "loop3", "scheduler": "[none]"}]}, False)
+    assert by_name(loop)["IO scheduler"].status == "n/a"

@@ -130,7 +130,7 @@ def test_ten_configurations_render_with_no_overlapping_labels(tmp_path):
     figures = json.loads(html_lib.unescape(m.group(1)))
     ids = [f["figure"] for f in figures]
     for chart in ("chart-normalised", "chart-runtime", "chart-throughput", "chart-pipeline-teragen+terasort+teravalidate",
-                  "chart-sweep-0"):
+                  "chart-sweep-0", "chart-cost"):
         assert chart in ids, chart
     assert len(figures) >= 80  # the timelines too: one per configuration and workload
     texts = {t[0] for f in figures for t in f["boxes"]}

@@ -107,7 +107,7 @@ def check_node(node: str, facts: dict, networked: bool) -> list[Check]:
 def _dir_checks(node: str, d: dict, seen_mounts: set, seen_disks: set) -> list[Check]:
     out = []
     mount, disk = d.get("mount", ""), d.get("disk", "")
-    where = f"{d.get('path')} (on {mount})"
+    where = d.get("path", "") if d.get("path") == mount else f"{d.get('path')} (on {mount})"
     if mount and mount not in seen_mounts:
         seen_mounts.add(mount)
         opts = (d.get("options") or "").split(",")
@@ -125,7 +125,10 @@ def _dir_checks(node: str, d: dict, seen_mounts: set, seen_disks: set) -> list[C
         dev = f"/dev/{disk}"
         rotational = d.get("rotational") == "1"
         sched = _selected(d.get("scheduler", ""))
-        if sched:
+        if disk.startswith("loop"):  # an image file's IO is scheduled by the device the image lies on
+            out.append(Check(node, "IO scheduler", "n/a", f"{sched or 'none'} (a loop device: its image's own device "
+                                                          "schedules the IO)", where=dev))
+        elif sched:
             good = ("mq-deadline", "deadline") if rotational else ("none", "noop", "mq-deadline", "deadline", "kyber")
             out.append(Check(node, "IO scheduler", "pass" if sched in good else "warn", f"{sched} ({'rotational' if rotational else 'non-rotational'})",
                              "" if sched in good else f"echo {'mq-deadline' if rotational else 'none'} > /sys/block/{disk}/queue/scheduler "
@@ -143,6 +146,24 @@ def _dir_checks(node: str, d: dict, seen_mounts: set, seen_disks: set) -> list[C
             out.append(Check(node, "4K partition alignment", "pass" if aligned else "fail", f"partition starts at sector {start}",
                              "" if aligned else "a misaligned partition splits 4 KB writes across physical sectors: recreate it "
                                                 "starting at a multiple of 2048 sectors (parted -a optimal)", where=dev))
+    return out
+
+
+def folded(checks: list[dict]) -> list[dict]:
+    """The same finding on several devices or dirs of a node (twelve emulated drives with the same readahead) as
+    one: where lists the first few and how many, fix says it once (for the first)."""
+    groups: dict[tuple, list[dict]] = {}
+    for c in checks:
+        groups.setdefault((c["node"], c["name"], c["status"], c["found"]), []).append(c)
+    out = []
+    for (node, name, status, found), cs in groups.items():
+        if len(cs) == 1 or not cs[0]["where"]:
+            out.extend(cs)
+            continue
+        wheres = [c["where"] for c in cs]
+        where = ", ".join(wheres[:3]) + (f" and {len(wheres) - 3} more" if len(wheres) > 3 else "")
+        fix = cs[0]["fix"] + (f" (likewise for each of the {len(cs)})" if cs[0]["fix"] else "")
+        out.append({**cs[0], "where": where, "fix": fix})
     return out
 
 

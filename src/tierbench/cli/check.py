@@ -46,7 +46,9 @@ def run(args) -> int:
 
 
 def print_checks(result: dict, out=sys.stdout) -> None:
-    checks = result["checks"]
+    from ..analysis.node_check import folded
+
+    checks = folded(result["checks"])
     for node in dict.fromkeys(c["node"] for c in checks):
         print(node, file=out)
         for c in (c for c in checks if c["node"] == node):

@@ -338,6 +338,8 @@ def _node_check_lines(nc: dict | None) -> list[str]:
 
 
 def _node_check_section(nc: dict) -> Section:
+    from ..analysis.node_check import folded
+
     sec = Section("Node check", 3, aside="tierbench check, when the study started")
     if nc.get("error"):
         return sec.add(Notice("warn", f"the node check could not run: {nc['error']}"))
@@ -346,7 +348,7 @@ def _node_check_section(nc: dict) -> Section:
     sec.add(Paragraph(f"The storage studies' OS advice on each node the study used: {s.get('pass', 0)} pass, {s.get('warn', 0)} warn, "
                       f"{s.get('fail', 0)} fail, {s.get('n/a', 0)} not reported by the node.", muted=True),
             Table(NODE_CHECK_HEAD, [[c["node"], c["name"], c["status"], c["found"], c["where"] or "–", c["fix"] or "–"]
-                                    for c in sorted(nc["checks"], key=lambda c: order.get(c["status"], 9))]))
+                                    for c in sorted(folded(nc["checks"]), key=lambda c: order.get(c["status"], 9))]))
     return sec
 
 
