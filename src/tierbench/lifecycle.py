@@ -225,5 +225,10 @@ class RunLifecycle:
         self.record.details["phases"] = phase_intervals(wl.phases, result)
         if result.get("stages"):
             self.record.details["stages"] = result["stages"]
+        commit = result.get("commit")
+        if commit and commit.get("committer") not in (None, "none"):  # output committed through a committer
+            self.record.details["commit"] = commit
+            self.record.metrics["job_commit_s"] = commit["job_commit_ms"] / 1000
+            self.record.metrics["task_commit_s"] = sum(commit["task_commit_ms"]) / 1000
         if m.failure:
             raise _Stop(m.failure)

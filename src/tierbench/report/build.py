@@ -173,6 +173,16 @@ def build_report(study: dict, records: list[dict], now: datetime | None = None) 
         sec.add(Table(QUERY_HEAD, queries))
         sections.append(sec)
 
+    commits = _commit_rows(runs, configs, workloads)
+    if commits:
+        sections.append(Section("Output commit", 2, [
+            Paragraph("Jobs whose output went through a committer (storage `committer`): the driver's job commit and the "
+                      "tasks' commits added up (they run in parallel), median over runs, both inside the wall time. "
+                      "file-v1 renames each task's files twice (task and job commit), file-v2 once; on S3 a rename is a "
+                      "copy. S3A's directory committer uploads at task commit and the magic committer writes pending "
+                      "uploads; both complete them at job commit, renaming nothing.", muted=True),
+            Table(COMMIT_HEAD, commits)]))
+
     if costs:
         sec = Section("Cost per job", 2)
         sec.add(Notice("warn", _cost_intro(cost)) if cost.get("example_prices") else Paragraph(_cost_intro(cost), muted=True))
@@ -387,6 +397,25 @@ def _whatif_section(p: dict) -> Section:
     if checks:
         sec.add(Section("How the model reproduced the measured runs", 3, [Table(WHATIF_CHECK_HEAD, checks)]))
     return sec
+
+
+COMMIT_HEAD = ["workload", "config", "committer", "wall s (median)", "job commit s", "task commits s (sum)",
+               "job commit share of wall"]
+
+
+def _commit_rows(runs, configs, workloads) -> list[list[str]]:
+    rows = []
+    for wl in workloads:
+        for config in configs:
+            ok = [r for r in runs if r["status"] == "ok" and variant_of(r) == config and r["label"] == wl
+                  and (r["details"].get("commit") or {}).get("committer") not in (None, "none")]
+            if not ok:
+                continue
+            med = lambda k: statistics.median(r["metrics"][k] for r in ok)
+            wall = statistics.median(r["wall_s"] for r in ok)
+            rows.append([wl, config, ok[0]["details"]["commit"]["committer"], f"{wall:.2f}", f"{med('job_commit_s'):.3f}",
+                         f"{med('task_commit_s'):.3f}", f"{med('job_commit_s') / wall:.0%}" if wall else "–"])
+    return rows
 
 
 QUERY_HEAD = ["variant", "sql workload", "query", "median s", "rows", "checked against DuckDB"]

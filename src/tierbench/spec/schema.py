@@ -376,17 +376,23 @@ def _check_against_producers(src, workloads) -> None:
             raise SpecError(src, f"workloads[{i}].{problem[0]}", problem[1])
 
 
+# storage knobs that may be given as lists (a sweep): HDFS replication and the S3A tunables
+STORAGE_SWEEPABLE = ("replication", "input_fadvise", "readahead_range", "fast_upload_buffer", "multipart_size",
+                     "connection_maximum", "committer")
+
+
 def _expand_storage_sweeps(src, storage_raw: dict, sweeps: list) -> dict:
-    """`replication = [1, 2, 3]` in an hdfs data table: one configuration per value, named NAME.replication-N."""
+    """`replication = [1, 2, 3]` in an hdfs data table, or an S3A tunable as a list (`readahead_range = ["64KB",
+    "1MB"]`): one configuration per value, named NAME.KNOB-VALUE (the study's readahead figure is such a sweep)."""
     out = {}
     for cname, c in storage_raw.items():
         data = c.get("data") if isinstance(c, dict) else None
-        if isinstance(data, dict) and isinstance(data.get("replication"), list):
-            knob, values = swept(src, f"storage.{cname}.data", data, ["replication"])
-            names = [f"{cname}.replication-{token(v)}" for v in values]
+        knob, values = swept(src, f"storage.{cname}.data", data, STORAGE_SWEEPABLE) if isinstance(data, dict) else (None, [])
+        if knob:
+            names = [f"{cname}.{knob}-{token(v)}" for v in values]
             for n, v in zip(names, values):
-                out[n] = dict(c, data=dict(data, replication=v))
-            sweeps.append({"level": "storage", "base": cname, "knob": "replication",
+                out[n] = dict(c, data=dict(data, **{knob: v}))
+            sweeps.append({"level": "storage", "base": cname, "knob": knob,
                            "members": [{"name": n, "value": v} for n, v in zip(names, values)]})
         else:
             out[cname] = c

@@ -79,6 +79,12 @@ class HadoopFs:
     def remove_if_empty(self, uri: str) -> None:
         self._shell("-rmdir", "--ignore-fail-on-non-empty", uri)
 
+    def list_tree(self, uri: str) -> list[str]:
+        """Every path under uri (recursive), as the file system names them."""
+        out = self._shell("-ls", "-R", uri)
+        self._check(out, f"listing {uri}")
+        return [line.split()[-1] for line in out.stdout.splitlines() if line.strip() and not line.startswith("Found ")]
+
     def get(self, uris: list[str], local_dir) -> None:
         """Copy remote trees into a local directory (each as local_dir/<last name>)."""
         self._check(self._shell("-get", *uris, str(local_dir)), f"fetching {len(uris)} paths to {local_dir}")

@@ -257,6 +257,8 @@ class HdfsStorage(_RemoteStorage):
                  "ipc.client.connect.max.retries.on.timeouts": "1", "dfs.client.retry.policy.enabled": "false"}
 
 
+COMMITTER_KEY = "tierbench.committer"
+S3_COMMITTERS = ("file-v1", "file-v2", "directory", "magic")
 S3_KEYS = ("type", "endpoint", "bucket", "prefix", "region", "path_style", "ssl", "signing_algorithm", "input_fadvise",
            "readahead_range", "fast_upload_buffer", "multipart_size", "connection_maximum", "committer")
 SECRET_KEYS = ("access_key", "secret_key", "access_key_id", "secret_access_key", "session_token", "password")
@@ -292,7 +294,9 @@ class S3Storage(_RemoteStorage):
                 "fs.s3a.connection.ssl.enabled": str(bool(value.get("ssl", endpoint.startswith("https")))).lower()}
         choices = {"input_fadvise": ("fs.s3a.experimental.input.fadvise", ("sequential", "random", "normal", "adaptive")),
                    "fast_upload_buffer": ("fs.s3a.fast.upload.buffer", ("disk", "array", "bytebuffer")),
-                   "committer": ("fs.s3a.committer.name", ("file", "directory", "partitioned", "magic"))}
+                   # how the jobs commit their output (OutputCommit.java): Hadoop's FileOutputCommitter v1 / v2
+                   # (renames: copies on S3) or S3A's directory (staged) and magic committers (multipart uploads)
+                   "committer": (COMMITTER_KEY, S3_COMMITTERS)}
         for k, (key, allowed) in choices.items():
             if k in value:
                 if value[k] not in allowed:

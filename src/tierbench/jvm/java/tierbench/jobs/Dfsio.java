@@ -11,6 +11,7 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.spark.SerializableWritable;
+import org.apache.spark.TaskContext;
 import org.apache.spark.api.java.JavaSparkContext;
 
 /**
@@ -40,9 +41,11 @@ final class Dfsio {
     if (write) {
       files.prepareEmpty(conf.value());
     }
+    final OutputCommit commit = write ? OutputCommit.begin(conf.value(), files) : null;
     jsc.setJobDescription("dfsio-" + (write ? "write" : "read") + ": " + n + " files");
     List<long[]> perTask = jsc.parallelize(Jobs.taskIds(n), n).map(i -> {
-      Path path = files.partPath(i);
+      OutputCommit.Task task = write ? commit.task(conf.value(), i, TaskContext.get().attemptNumber()) : null;
+      Path path = write ? task.path : files.partPath(i);
       FileSystem fs = path.getFileSystem(conf.value());
       byte[] buffer = new byte[bufferBytes];
       long done = 0;
@@ -64,20 +67,22 @@ final class Dfsio {
           }
         }
       }
-      long ms = System.currentTimeMillis() - t0;
-      return new long[] {done, ms};
+      long ms = System.currentTimeMillis() - t0;  // TestDFSIO's task time: create-write-close, not the commit
+      return new long[] {done, ms, write ? task.commit() : 0};
     }).collect();
-    if (write) {
-      files.markComplete(conf.value());
-    }
     ObjectNode r = Jobs.JSON.createObjectNode();
     ArrayNode bytes = r.putArray("task_bytes");
     ArrayNode ms = r.putArray("task_ms");
     long total = 0;
+    List<Long> commitMs = new java.util.ArrayList<>();
     for (long[] t : perTask) {
       bytes.add(t[0]);
       ms.add(t[1]);
       total += t[0];
+      commitMs.add(t[2]);
+    }
+    if (write) {
+      commit.finish(conf.value(), r, commitMs);
     }
     r.put(write ? "bytes_written" : "bytes_read", total);
     r.put("files", n);

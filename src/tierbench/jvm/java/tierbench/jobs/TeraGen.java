@@ -9,6 +9,7 @@ import java.util.zip.CRC32;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
 import org.apache.spark.SerializableWritable;
+import org.apache.spark.TaskContext;
 import org.apache.spark.api.java.JavaSparkContext;
 
 /**
@@ -31,13 +32,15 @@ final class TeraGen {
     final DataSet out = new DataSet(Jobs.strings(p.get("output")));
     final SerializableWritable<Configuration> conf = new SerializableWritable<>(jsc.hadoopConfiguration());
     out.prepareEmpty(conf.value());
+    final OutputCommit commit = OutputCommit.begin(conf.value(), out);
 
     jsc.setJobDescription("teragen: generate " + rows + " rows");
     List<long[]> perTask = jsc.parallelize(Jobs.taskIds(tasks), tasks).map(t -> {
       long start = firstRow(rows, tasks, t);
       long end = firstRow(rows, tasks, t + 1);
       long t0 = System.nanoTime();
-      Path path = out.partPath(t);
+      OutputCommit.Task task = commit.task(conf.value(), t, TaskContext.get().attemptNumber());
+      Path path = task.path;
       Unsigned128 rand = Random16.skipAhead(start);
       Unsigned128 sum = new Unsigned128();
       CRC32 crc = new CRC32();
@@ -52,20 +55,23 @@ final class TeraGen {
           sum.add(0, crc.getValue());
         }
       }
+      long commitMs = task.commit();
       long ms = (System.nanoTime() - t0) / 1_000_000;
-      return new long[] {end - start, (end - start) * TeraRows.ROW, ms, sum.hi, sum.lo};
+      return new long[] {end - start, (end - start) * TeraRows.ROW, ms, sum.hi, sum.lo, commitMs};
     }).collect();
-    out.markComplete(conf.value());
 
     Unsigned128 checksum = new Unsigned128();
     long total = 0;
     ObjectNode r = Jobs.JSON.createObjectNode();
     var taskMs = r.putArray("task_ms");
+    List<Long> commitMs = new java.util.ArrayList<>();
     for (long[] t : perTask) {
       total += t[0];
       taskMs.add(t[2]);
       checksum.add(t[3], t[4]);
+      commitMs.add(t[5]);
     }
+    commit.finish(conf.value(), r, commitMs);
     r.put("rows", total);
     r.put("bytes_written", total * TeraRows.ROW);
     r.put("checksum", checksum.toString());

@@ -12,6 +12,7 @@ import org.apache.hadoop.conf.Configuration;
 import org.apache.hadoop.fs.Path;
 import org.apache.spark.Partitioner;
 import org.apache.spark.SerializableWritable;
+import org.apache.spark.TaskContext;
 import org.apache.spark.api.java.JavaPairRDD;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.broadcast.Broadcast;
@@ -143,6 +144,7 @@ final class TeraSort {
     }
     long[] bounds = sampleBounds(conf.value(), splits, partitions, p.path("sample_rows").asInt(100_000));
     out.prepareEmpty(conf.value());
+    final OutputCommit commit = OutputCommit.begin(conf.value(), out);
 
     jsc.setJobDescription("terasort: sort " + splits.size() + " splits into " + partitions + " partitions");
     final PrefixRangePartitioner ranges = new PrefixRangePartitioner(bounds);
@@ -178,26 +180,29 @@ final class TeraSort {
           int n = (int) (total / TeraRows.ROW);
           int[] order = PackedKeySort.order(rows, n);
           long t0 = System.nanoTime();
-          Path path = out.partPath(part);
-          try (OutputStream os = new BufferedOutputStream(Durable.create(taskConf.value().value(), path), 1 << 20)) {
+          OutputCommit.Task task = commit.task(taskConf.value().value(), part, TaskContext.get().attemptNumber());
+          try (OutputStream os = new BufferedOutputStream(Durable.create(taskConf.value().value(), task.path), 1 << 20)) {
             for (int k = 0; k < n; k++) {
               os.write(rows, order[k] * TeraRows.ROW, TeraRows.ROW);
             }
           }
+          long commitMs = task.commit();
           long ms = (System.nanoTime() - t0) / 1_000_000;
           phases.add(new long[] {1, fetchStart, fetchEnd});
           phases.add(new long[] {2, fetchEnd, System.currentTimeMillis()});
-          return List.of(new long[] {part, n, ms}).iterator();
+          return List.of(new long[] {part, n, ms, commitMs}).iterator();
         }, true).collect();
-    out.markComplete(conf.value());
 
     long rows = 0;
     ObjectNode r = Jobs.JSON.createObjectNode();
     var partRows = r.putArray("partition_rows");
+    List<Long> commitMs = new ArrayList<>();
     for (long[] w : written) {
       rows += w[1];
       partRows.add(w[1]);
+      commitMs.add(w[3]);
     }
+    commit.finish(conf.value(), r, commitMs);
     r.put("rows", rows);
     r.put("bytes_read", rows * TeraRows.ROW);
     r.put("bytes_written", rows * TeraRows.ROW);

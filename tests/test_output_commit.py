@@ -1,0 +1,66 @@
+"""Output committed through Hadoop's committer protocol (issue 18): the spec's `committer`, what a run records of
+its commit, and the report's table. The committers themselves run against real Ceph in tests/test_s3.py."""
+
+import shutil
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from tierbench.errors import SpecError
+from tierbench.report.build import StudyResults
+from tierbench.spec import parse_spec
+
+S3 = """
+name = "c"
+[engine]
+master = "local[1]"
+[storage.s3]
+data = {{ type = "s3", endpoint = "http://127.0.0.1:7480", bucket = "bkt", committer = {committer} }}
+intermediate = ["{d}/tmp"]
+[[workloads]]
+name = "teragen"
+size = "1MB"
+"""
+
+
+@pytest.mark.parametrize("committer", ["file-v1", "file-v2", "directory", "magic"])
+def test_each_committer_reaches_the_jobs_hadoop_settings(tmp_path, committer):
+    spec = parse_spec(tomllib.loads(S3.format(d=tmp_path, committer=f'"{committer}"')), "c.toml", tmp_path)
+    assert spec.storage[0].engine_settings()["tierbench.committer"] == committer
+
+
+@pytest.mark.parametrize("committer", ['"file"', '"partitioned"', "true"])
+def test_a_committer_that_does_not_exist_is_named(tmp_path, committer):
+    with pytest.raises(SpecError) as e:
+        parse_spec(tomllib.loads(S3.format(d=tmp_path, committer=committer)), "c.toml", tmp_path)
+    assert "storage.s3.data.committer" in str(e.value) and "file-v1, file-v2, directory, magic" in str(e.value)
+
+
+def test_the_report_shows_commit_times_apart(tmp_path):
+    d = tmp_path / "r"
+    shutil.copytree(Path(__file__).parent / "fixtures" / "quickstart-results", d)
+    sr = StudyResults.load(d)
+    for r in sr.records:
+        if r["workload"] == "teragen" and r["config"] == "split":
+            r["details"]["commit"] = {"committer": "magic", "job_commit_ms": 250, "task_commit_ms": [40, 60]}
+            r["metrics"].update(job_commit_s=0.25, task_commit_s=0.1)
+    sec = next(s for s in sr.document.sections if s.title == "Output commit")
+    table = next(b for b in sec.blocks if hasattr(b, "rows"))
+    assert table.rows == [["teragen", "split", "magic", table.rows[0][3], "0.250", "0.100", table.rows[0][6]]]
+    assert table.rows[0][6].endswith("%")
+
+
+def test_s3a_tunables_given_as_lists_are_sweeps(tmp_path):
+    raw = tomllib.loads(S3.format(d=tmp_path, committer='["file-v1", "magic"]'))
+    spec = parse_spec(raw, "c.toml", tmp_path)
+    assert [c.name for c in spec.storage] == ["s3.committer-file-v1", "s3.committer-magic"]
+    assert spec.sweeps[0]["level"] == "storage" and spec.sweeps[0]["knob"] == "committer"
+    assert spec.baseline == "s3.committer-file-v1"
+    ra = S3.format(d=tmp_path, committer='"magic"').replace('committer = "magic"', 'readahead_range = ["64KB", "1MB"]')
+    spec = parse_spec(tomllib.loads(ra), "c.toml", tmp_path)
+    assert [c.engine_settings()["fs.s3a.readahead.range"] for c in spec.storage] == [str(64 << 10), str(1 << 20)]
+    two = S3.format(d=tmp_path, committer='["file-v1", "magic"]').replace('bucket = "bkt"', 'bucket = "bkt", readahead_range = ["64KB", "1MB"]')
+    with pytest.raises(SpecError) as e:
+        parse_spec(tomllib.loads(two), "c.toml", tmp_path)
+    assert "only one knob per table can be swept" in str(e.value)
