@@ -202,3 +202,102 @@ def test_a_killed_radosgw_fails_runs_with_their_cause_and_the_study_resumes_afte
     recs = [json.loads(l) for l in runs.read_text().splitlines()]
     ok = [r["run_key"] for r in recs if r["status"] == "ok"]
     assert {r["variant"] for r in recs} == {"s3"} and len(ok) == len(set(ok)) == 10
+
+
+COMMITTERS = ("file-v1", "file-v2", "directory", "magic")
+
+
+def test_each_committer_commits_a_teragen_and_a_dfsio_write_on_s3(ceph, tb, monkeypatch):
+    """Hadoop's FileOutputCommitter v1 and v2 and S3A's directory and magic committers, on real Ceph: each commits
+    its jobs' output (TeraValidate reads back what TeraGen committed), the records hold the commit times, and no
+    committer's working files (_temporary, __magic, pending uploads) are left in the bucket."""
+    from tierbench.storage.remote import HadoopFs
+    from tierbench.spec import load_spec
+
+    d, endpoint, creds, _ = ceph
+    for k, v in _env(creds).items():
+        monkeypatch.setenv(k, v)
+    configs = "".join(f"""
+[storage.{c}]
+data = {{ type = "s3", endpoint = "{endpoint}", bucket = "tierbench", prefix = "commit-{c}", signing_algorithm = "AWS4UnsignedPayloadSignerType", committer = "{c}" }}
+intermediate = ["{d}/tmp"]
+""" for c in COMMITTERS)
+    spec = write_spec(d / "commit.toml", f"""
+name = "committers"
+repeats = 1
+keep_data = true
+warm_up = false
+[engine]
+master = "local[2]"
+driver_memory = "1g"
+{configs}
+[[workloads]]
+name = "teragen"
+rows = 20_003
+tasks = 2
+[[workloads]]
+name = "teravalidate"
+[[workloads]]
+name = "dfsio-write"
+files = 2
+file_size = "2MB"
+""")
+    out = tb("run", spec, "--out", d / "commit-res", timeout=1200)
+    assert out.returncode == 0, out.stderr[-3000:]
+    recs = [json.loads(l) for l in (d / "commit-res" / "runs.jsonl").read_text().splitlines()]
+    assert all(r["status"] == "ok" for r in recs), [r["error"] for r in recs if r["error"]]
+    assert len({r["details"]["checksum"] for r in recs if r["workload"] in ("teragen", "teravalidate")}) == 1
+    for r in recs:
+        if r["workload"] in ("teragen", "dfsio-write"):
+            commit = r["details"]["commit"]
+            assert commit["committer"] == r["config"] and len(commit["task_commit_ms"]) == 2
+            assert r["metrics"]["job_commit_s"] > 0, r["run_key"]  # a job commit did something on S3
+    fs = HadoopFs.for_config(load_spec(spec).storage[0])
+    for c in COMMITTERS:
+        paths = fs.list_tree(f"s3a://tierbench/commit-{c}")
+        assert any(p.endswith("/part-00000") for p in paths) and any(p.endswith("/_SUCCESS") for p in paths), (c, paths)
+        leftovers = [p for p in paths if "_temporary" in p or "__magic" in p or p.endswith(".pending")]
+        assert not leftovers, (c, leftovers)
+    md = (d / "commit-res" / "report.md").read_text()
+    assert "## Output commit" in md and "| teragen | magic | magic |" in md
+
+
+def test_the_hadoop_engine_sorts_on_s3_with_each_kind_of_committer(ceph, tb, monkeypatch):
+    """Hadoop 3.4.2's own TeraGen, TeraSort and TeraValidate on Ceph through hadoop-aws 3.4.2: the sort validates
+    with FileOutputCommitter (renames) and with S3A's magic committer."""
+    d, endpoint, creds, _ = ceph
+    for k, v in _env(creds).items():
+        monkeypatch.setenv(k, v)
+    configs = "".join(f"""
+[storage.{c}]
+data = {{ type = "s3", endpoint = "{endpoint}", bucket = "tierbench", prefix = "hadoop-{c}", signing_algorithm = "AWS4UnsignedPayloadSignerType", committer = "{c}" }}
+intermediate = ["{d}/tmp"]
+""" for c in ("file-v1", "magic"))
+    spec = write_spec(d / "hadoop-s3.toml", f"""
+name = "hadoop-s3"
+repeats = 1
+warm_up = false
+[engine]
+kind = "hadoop"
+{configs}
+[[workloads]]
+name = "teragen"
+rows = 20_003
+tasks = 2
+[[workloads]]
+name = "terasort"
+[[workloads]]
+name = "teravalidate"
+""")
+    out = tb("run", spec, "--out", d / "hadoop-s3-res", timeout=1200)
+    assert out.returncode == 0, out.stderr[-3000:]
+    recs = [json.loads(l) for l in (d / "hadoop-s3-res" / "runs.jsonl").read_text().splitlines()]
+    assert len(recs) == 6 and all(r["status"] == "ok" for r in recs), [r["error"] for r in recs if r["error"]]
+    assert {r["engine_kind"] for r in recs} == {"hadoop"}
+    for c in ("file-v1", "magic"):
+        mine = {r["workload"]: r for r in recs if r["config"] == c}
+        assert mine["teravalidate"]["metrics"]["error_count"] == 0
+        assert mine["teravalidate"]["details"]["checksum"] == mine["teragen"]["details"]["checksum"]
+        assert mine["terasort"]["storage"]["data"] == [f"s3a://tierbench/hadoop-{c}"]
+    magic = next(r for r in recs if r["config"] == "magic" and r["workload"] == "terasort")
+    assert magic["engine_conf"]["fs.s3a.committer.name"] == "magic"

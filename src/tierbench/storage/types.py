@@ -105,6 +105,8 @@ class StorageType(ABC):
             raise SpecError(src, where, f"{self.name} storage does not run on the {kind} engine in this version; "
                                         f"it runs on: {', '.join(self.engines)}")
 
+    hadoop_workloads: tuple[str, ...] | None = None  # the workloads the hadoop engine runs on it (None: every one)
+
     def engine_settings(self, replication: int | None, store_conf: dict) -> dict:
         """Hadoop-level settings this storage needs (engines prefix them: spark.hadoop.*, or -D)."""
         return {}
@@ -259,6 +261,19 @@ class HdfsStorage(_RemoteStorage):
 
 COMMITTER_KEY = "tierbench.committer"
 S3_COMMITTERS = ("file-v1", "file-v2", "directory", "magic")
+
+
+def hadoop_committer_settings(committer: str | None) -> dict:
+    """What makes MapReduce's FileOutputFormat commit through `committer` (it asks PathOutputCommitterFactory for
+    the scheme's factory): the FileOutputCommitter's algorithm, or S3A's committer factory and committer. Spark's
+    jobs do the same in OutputCommit.java; Spark SQL's own writers are left with their default."""
+    if committer in ("file-v1", "file-v2"):
+        return {"mapreduce.fileoutputcommitter.algorithm.version": committer[-1]}
+    if committer in ("directory", "magic"):
+        return {"mapreduce.outputcommitter.factory.scheme.s3a": "org.apache.hadoop.fs.s3a.commit.S3ACommitterFactory",
+                "fs.s3a.committer.name": committer, "fs.s3a.committer.magic.enabled": "true",
+                "fs.s3a.committer.staging.conflict-mode": "replace"}
+    return {}
 S3_KEYS = ("type", "endpoint", "bucket", "prefix", "region", "path_style", "ssl", "signing_algorithm", "input_fadvise",
            "readahead_range", "fast_upload_buffer", "multipart_size", "connection_maximum", "committer")
 SECRET_KEYS = ("access_key", "secret_key", "access_key_id", "secret_access_key", "session_token", "password")
@@ -266,13 +281,11 @@ SECRET_KEYS = ("access_key", "secret_key", "access_key_id", "secret_access_key",
 
 class S3Storage(_RemoteStorage):
     name, title = "s3", "an S3 object store through Hadoop's S3A connector"
-    engines = ("spark",)
+    engines = ("spark", "hadoop")
     s3a = True
-
-    def check_engines(self, src, where, data, engine_kinds):
-        if "hadoop" in engine_kinds:
-            raise SpecError(src, where, "s3 storage runs on the spark engine in this version (Hadoop 3.4.2's "
-                            "jobs would need hadoop-aws 3.4.2 beside them); remove the hadoop engine or this configuration")
+    # Hadoop's own jobs that take their paths as arguments (TestDFSIO, RandomWriter and the text jobs work on the
+    # default file system, which for tierbench's Hadoop runs is the data's: not an object store here)
+    hadoop_workloads = ("teragen", "terasort", "teravalidate")
 
     def parse(self, src, where, value, base_dir):
         """An s3 data table -> the fs.s3a.* settings. Credentials are refused here: they come from the environment."""

@@ -16,6 +16,7 @@ from ...job import JobOutcome, JobRequest
 from ...toolchain import ADD_OPENS, java_bin, yarn_conf_dir
 from ...units import MB
 from . import logparse
+from ...storage.types import COMMITTER_KEY, hadoop_committer_settings
 from .runtime import HADOOP_VERSION, classpath, hadoop_lib
 
 
@@ -55,6 +56,7 @@ class HadoopEngine:
                 "yarn.app.mapreduce.am.command-opts": f"-Xmx768m {ADD_OPENS}",
             })
         d.update(req.storage_conf)
+        d.update(hadoop_committer_settings(req.storage_conf.get(COMMITTER_KEY)))
         d.update(self.spec.conf)
         return d
 
@@ -64,7 +66,8 @@ class HadoopEngine:
         opts = []
         for k, v in {**generic, **extra}.items():
             opts += ["-D", f"{k}={v}"]
-        return [java_bin(), "-Xmx1g", *ADD_OPENS.split(), "-cp", classpath(self.conf_dir), wl.hadoop_main, *opts, *args]
+        s3a = any(k.startswith("fs.s3a.") for k in generic)
+        return [java_bin(), "-Xmx1g", *ADD_OPENS.split(), "-cp", classpath(self.conf_dir, s3a), wl.hadoop_main, *opts, *args]
 
     def run(self, req: JobRequest, on_progress) -> JobOutcome:
         req.scratch.mkdir(parents=True, exist_ok=True)

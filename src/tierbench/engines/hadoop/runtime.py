@@ -42,10 +42,28 @@ def log4j_dir() -> Path:
     return d
 
 
-def classpath(conf_dir: str | None = None) -> str:
-    """Our log4j first (so counters are printed), then the cluster's conf dir, then Hadoop's jars."""
+S3A_POM = Path(__file__).resolve().parent / "s3a-pom.xml"
+
+
+def _drop_what_hadoop_has(lib: Path) -> None:
+    """The S3A fetch's jars that Hadoop's own lib already holds (same classes, perhaps other versions)."""
+    have = {j.name.rsplit("-", 1)[0] for j in hadoop_lib().glob("*.jar")}
+    for jar in lib.glob("*.jar"):
+        if jar.name.rsplit("-", 1)[0] in have and not jar.name.startswith("hadoop-aws"):
+            jar.unlink()
+
+
+def s3a_lib() -> Path:
+    """hadoop-aws 3.4.2 and the AWS SDK v2 modules it needs, fetched the first time an S3 study uses the hadoop engine."""
+    return maven_fetch(S3A_POM, _home() / "s3a", "the S3A connector for Hadoop 3.4.2", _drop_what_hadoop_has)
+
+
+def classpath(conf_dir: str | None = None, s3a: bool = False) -> str:
+    """Our log4j first (so counters are printed), then the cluster's conf dir, then Hadoop's jars (and S3A's)."""
     parts = [str(log4j_dir())]
     if conf_dir:
         parts.append(conf_dir)
     parts.append(str(hadoop_lib() / "*"))
+    if s3a:
+        parts.append(str(s3a_lib() / "*"))
     return ":".join(parts)
