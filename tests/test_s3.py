@@ -209,7 +209,7 @@ COMMITTERS = ("file-v1", "file-v2", "directory", "magic")
 
 def test_each_committer_commits_a_teragen_and_a_dfsio_write_on_s3(ceph, tb, monkeypatch):
     """Hadoop's FileOutputCommitter v1 and v2 and S3A's directory and magic committers, on real Ceph: each commits
-    its jobs' output (TeraValidate reads back what TeraGen committed), the records hold the commit times, and no
+    its jobs' output (TeraValidate reads back what TeraSort committed of what TeraGen committed), the records hold the commit times, and no
     committer's working files (_temporary, __magic, pending uploads) are left in the bucket."""
     from tierbench.storage.remote import HadoopFs
     from tierbench.spec import load_spec
@@ -236,6 +236,8 @@ name = "teragen"
 rows = 20_003
 tasks = 2
 [[workloads]]
+name = "terasort"
+[[workloads]]
 name = "teravalidate"
 [[workloads]]
 name = "dfsio-write"
@@ -248,7 +250,7 @@ file_size = "2MB"
     assert all(r["status"] == "ok" for r in recs), [r["error"] for r in recs if r["error"]]
     assert len({r["details"]["checksum"] for r in recs if r["workload"] in ("teragen", "teravalidate")}) == 1
     for r in recs:
-        if r["workload"] in ("teragen", "dfsio-write"):
+        if r["workload"] in ("teragen", "terasort", "dfsio-write"):
             commit = r["details"]["commit"]
             assert commit["committer"] == r["config"] and len(commit["task_commit_ms"]) == 2
             assert r["metrics"]["job_commit_s"] > 0, r["run_key"]  # a job commit did something on S3

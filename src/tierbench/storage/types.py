@@ -272,7 +272,7 @@ def hadoop_committer_settings(committer: str | None) -> dict:
     if committer in ("directory", "magic"):
         return {"mapreduce.outputcommitter.factory.scheme.s3a": "org.apache.hadoop.fs.s3a.commit.S3ACommitterFactory",
                 "fs.s3a.committer.name": committer, "fs.s3a.committer.magic.enabled": "true",
-                "fs.s3a.committer.staging.conflict-mode": "replace"}
+                "fs.s3a.committer.staging.conflict-mode": "replace", "fs.s3a.committer.staging.unique-filenames": "false"}
     return {}
 S3_KEYS = ("type", "endpoint", "bucket", "prefix", "region", "path_style", "ssl", "signing_algorithm", "input_fadvise",
            "readahead_range", "fast_upload_buffer", "multipart_size", "connection_maximum", "committer")

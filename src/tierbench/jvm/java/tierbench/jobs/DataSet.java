@@ -11,11 +11,14 @@ import org.apache.hadoop.fs.Path;
 
 /**
  * A data set spread over several base directories, as a JBOD: part i lives in
- * base i mod n. Tasks write their part straight to its final name (no rename
- * by a committer), so the same layout works on local dirs, HDFS and S3A, and a
- * retried task simply overwrites its own part.
+ * base i mod n. By default tasks write their part straight to its final name
+ * (no commit, so the same layout works on local dirs, HDFS and S3A, and a
+ * retried task simply overwrites its own part); with a committer
+ * (OutputCommit) under their attempt's work path, committed into the same layout.
  */
 public final class DataSet implements Serializable {
+  // ours are part-00007, Hadoop's part-m-00007 / part-r-00007, S3A's staging committers may add -<job uuid>
+  private static final java.util.regex.Pattern PART = java.util.regex.Pattern.compile("^part-(?:[mr]-)?(\\d+)");
   private final String[] bases;
 
   public DataSet(String[] bases) {
@@ -76,13 +79,9 @@ public final class DataSet implements Serializable {
       }
       for (FileStatus st : fs.listStatus(base)) {
         String name = st.getPath().getName();
-        if (st.isFile() && name.startsWith("part-")) {
-          // ours are part-00007, Hadoop's part-m-00007 / part-r-00007: the number after the last '-'
-          String digits = name.substring(name.lastIndexOf('-') + 1).replaceAll("[^0-9].*$", "");
-          if (digits.isEmpty()) {
-            continue;
-          }
-          int idx = Integer.parseInt(digits);
+        java.util.regex.Matcher m = PART.matcher(name);
+        if (st.isFile() && m.find()) {
+          int idx = Integer.parseInt(m.group(1));
           parts.add(new Part(st.getPath().toString(), name, idx, st.getLen()));
         }
       }

@@ -153,6 +153,8 @@ final class OutputCommit implements Serializable {
         c.setBoolean("fs.s3a.committer.magic.enabled", true);
         // the staging committers' conflict mode: the data set was emptied before the job, so replace is safe
         c.set("fs.s3a.committer.staging.conflict-mode", "replace");
+        // part-00007, not part-00007-<job uuid>: every committer leaves the layout the readers expect
+        c.setBoolean("fs.s3a.committer.staging.unique-filenames", false);
         break;
       default:
         throw new IllegalArgumentException(KEY + " = " + kind + ": expected file-v1, file-v2, directory or magic");
