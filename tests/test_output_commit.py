@@ -79,3 +79,32 @@ def test_the_hadoop_engine_on_s3_runs_hadoops_tera_jobs_and_names_the_rest(tmp_p
     assert hadoop_committer_settings("file-v2") == {"mapreduce.fileoutputcommitter.algorithm.version": "2"}
     assert hadoop_committer_settings("magic")["fs.s3a.committer.name"] == "magic"
     assert hadoop_committer_settings(None) == {}
+
+
+def test_a_sql_runs_runtime_is_its_queries_time_and_registration_is_shown_apart(sweep_sql_document, tmp_path):
+    """The sweep fixture's sql runs (recorded before registration was timed) compare by their queries' time."""
+    from tierbench.analysis.stats import runtime_of
+    from tierbench.store import ResultsDir
+
+    recs = ResultsDir(Path(__file__).parent / "fixtures" / "sweep-sql-results").records()
+    sql = next(r for r in recs if r["workload"] == "sql")
+    assert runtime_of(sql) == sql["metrics"]["queries_s"] < sql["wall_s"]
+    teragen_like = next(r for r in recs if r["workload"] != "sql")
+    assert runtime_of(teragen_like) == teragen_like["wall_s"]
+    d = tmp_path / "s"
+    shutil.copytree(Path(__file__).parent / "fixtures" / "sweep-sql-results", d)
+    sr = StudyResults.load(d)
+    for r in sr.records:
+        if r["workload"] == "sql":
+            r["metrics"]["register_s"] = 4.5
+    doc = sr.document
+    summary = next(s for s in doc.sections if s.title.startswith("Summary"))
+    rows = next(b for b in summary.blocks if hasattr(b, "rows")).rows
+    one = next(r for r in rows if r[0] == "sql" and r[1] == "one@spark.shuffle_compress-true")
+    mine = [r for r in sr.records if r["workload"] == "sql" and r["variant"] == "one@spark.shuffle_compress-true"]
+    import statistics
+
+    assert float(one[3]) == pytest.approx(statistics.median(r["metrics"]["queries_s"] for r in mine), abs=0.01)
+    sec = next(s for s in doc.sections if s.title == "SQL queries")
+    apart = [b for b in sec.blocks if hasattr(b, "head") and b.head[3] == "registering the tables s"]
+    assert apart and all(row[3] == "4.50" for row in apart[0].rows)

@@ -6,7 +6,7 @@ import statistics
 from dataclasses import dataclass
 
 from .cost import WorkloadCost, job_bytes
-from .stats import Analysis, Summary, summarize, variant_of
+from .stats import Analysis, Summary, runtime_of, summarize, variant_of
 
 MiB = 1 << 20
 
@@ -39,7 +39,7 @@ def pipelines(an: Analysis, runs: list[dict], specs: list[dict], costs: list[Wor
             for r in ok:
                 if variant_of(r) == config and r["label"] in members:
                     by_repeat.setdefault(r["repeat"], {})[r["label"]] = r
-            totals = [sum(rs[m]["wall_s"] for m in members) for rs in by_repeat.values() if len(rs) == len(members)]
+            totals = [sum(runtime_of(rs[m]) for m in members) for rs in by_repeat.values() if len(rs) == len(members)]
             if not totals:
                 continue
             first = next(rs[members[0]] for rs in by_repeat.values() if members[0] in rs)

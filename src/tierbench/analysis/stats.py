@@ -174,6 +174,16 @@ def engine_cores(record: dict) -> int | None:
     return int(executors) * int(cores) if executors and cores and executors.isdigit() and cores.isdigit() else None
 
 
+def runtime_of(record: dict) -> float:
+    """The run's runtime as the report compares it: its workload's headline metric when it has one and the run
+    recorded it (SQL: the queries' time, without registering the tables), else the wall time."""
+    from ..workloads import WORKLOADS
+
+    wl = WORKLOADS.get(record.get("workload"))
+    key = wl.headline if wl else None
+    return record["metrics"][key] if key and key in (record.get("metrics") or {}) else record["wall_s"]
+
+
 def variant_of(record: dict) -> str:
     """The compared unit: the storage configuration, or config@engine in a study of several engines."""
     return record.get("variant") or record["config"]
@@ -193,7 +203,7 @@ def analyse(records: list[dict], baseline: str, configs: list[str], workloads: l
             runs = [r for r in ok if variant_of(r) == config and r["label"] == wl]
             if not runs:
                 continue
-            w = [r["wall_s"] for r in runs]
+            w = [runtime_of(r) for r in runs]
             walls[(config, wl)] = w
             an.runtime[(config, wl)] = s = summarize(w, config, wl, "wall_s")
             tp = [r["metrics"].get("aggregate_throughput_mb_s", r["metrics"].get("throughput_mb_s")) for r in runs]

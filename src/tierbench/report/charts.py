@@ -8,7 +8,7 @@ matplotlib.use("Agg")
 import matplotlib.patches  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 
-from ..analysis.stats import Analysis  # noqa: E402
+from ..analysis.stats import Analysis, runtime_of  # noqa: E402
 
 PALETTE = ["#4C72B0", "#DD8452", "#55A868", "#C44E52", "#8172B3", "#937860", "#DA8BC3", "#8C8C8C"]
 MAX_WIDTH_IN = 13  # a figure never grows wider than the page
@@ -333,13 +333,13 @@ def sweep_series(sweep: dict, runs: list[dict]) -> dict[str, dict[str, list[floa
     for i, member in enumerate(members):
         if sweep["level"] == "workload":
             for v in sorted({r["variant"] for r in ok if r["label"] == member}):
-                put(sweep["base"], v, i, [r["wall_s"] for r in ok if r["label"] == member and r["variant"] == v])
+                put(sweep["base"], v, i, [runtime_of(r) for r in ok if r["label"] == member and r["variant"] == v])
             continue
         mine = [r for r in ok if (r.get("engine") == member if sweep["level"] == "engine" else r["config"] == member)]
         line_of = (lambda r: r["config"]) if sweep["level"] == "engine" else (lambda r: r.get("engine", ""))
         for label in dict.fromkeys(r["label"] for r in mine):
             for line in sorted({line_of(r) for r in mine if r["label"] == label}):
-                put(label, line or sweep["base"], i, [r["wall_s"] for r in mine if r["label"] == label and line_of(r) == line])
+                put(label, line or sweep["base"], i, [runtime_of(r) for r in mine if r["label"] == label and line_of(r) == line])
     return out
 
 

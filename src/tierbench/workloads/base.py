@@ -200,6 +200,9 @@ class Workload(ABC):
     consumes: str | None = None  # name of the data set it reads
     producer: str | None = None  # the workload that writes what this one consumes
     verifies: bool = False  # its result can fail the run (e.g. a wrong checksum)
+    # the metric (seconds) the report compares as the run's runtime, when not its wall time: what the workload is
+    # about without its fixed setup (SQL: the queries, not the registration of the tables)
+    headline: str | None = None
     verify_against: str | None = None  # whose details `measure` checks against (default: the producer)
     spark_job: str | None = None  # "Class.method" in tierbench.jobs, e.g. "TeraGen.run"
     hadoop_main: str | None = None  # Hadoop's own main class
