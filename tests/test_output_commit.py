@@ -108,3 +108,18 @@ def test_a_sql_runs_runtime_is_its_queries_time_and_registration_is_shown_apart(
     sec = next(s for s in doc.sections if s.title == "SQL queries")
     apart = [b for b in sec.blocks if hasattr(b, "head") and b.head[3] == "registering the tables s"]
     assert apart and all(row[3] == "4.50" for row in apart[0].rows)
+
+
+def test_the_io_profile_gives_each_phases_network_rate():
+    """A phase of an S3 run moves network bytes and no local device bytes: its row stays, with MB and MB/s."""
+    from types import SimpleNamespace
+
+    from tierbench.report.build import PROFILE_HEAD, _profile_rows
+
+    row = {"phase": "generate + write", "device": "vdb", "roles": ["intermediate"], "seconds": 4.0, "read_mb": 0.0,
+           "write_mb": 0.0, "read_ios": 0, "write_ios": 0, "read_merges": 0, "write_merges": 0, "avg_read_kb": 0,
+           "avg_write_kb": 0, "read_mb_s": 0, "write_mb_s": 0, "util_pct": 0, "cpu_busy_pct": 50, "cpu_iowait_pct": 0,
+           "net_rx_mb": 2.0, "net_tx_mb": 64.0}
+    idle = dict(row, net_rx_mb=0.0, net_tx_mb=0.0, phase="idle")
+    (out,) = _profile_rows(SimpleNamespace(profile=[row, idle]))
+    assert out[PROFILE_HEAD.index("net out MB (MB/s)")] == "64.0 (16.0)" and out[PROFILE_HEAD.index("net in MB (MB/s)")] == "2.0 (0.5)"

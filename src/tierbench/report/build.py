@@ -428,7 +428,7 @@ QUERY_HEAD = ["variant", "sql workload", "query", "median s", "rows", "checked a
 NODES_HEAD = ["node", "observed by", "cores", "RAM", "data on", "intermediate on", "shuffle went to", "runs observed",
               "page cache dropped"]
 NODE_PHASE_HEAD = ["node", "phase", "s", "devices (hold)", "read MB", "write MB", "avg read KB", "avg write KB", "util %",
-                   "CPU busy %", "net in MB", "net out MB", "shuffle written MB (engine)"]
+                   "CPU busy %", "net in MB (MB/s)", "net out MB (MB/s)", "shuffle written MB (engine)"]
 
 
 def _nodes_section(runs, profiled) -> Section | None:
@@ -472,7 +472,7 @@ def _nodes_section(runs, profiled) -> Section | None:
 def _node_row(x: dict) -> list[str]:
     return [x["node"], x["phase"], f"{x['seconds']:.1f}", x["devices"] or "-", f"{x['read_mb']:.1f}", f"{x['write_mb']:.1f}",
             f"{x['avg_read_kb']:.0f}", f"{x['avg_write_kb']:.0f}", f"{x['util_pct']:.0f}", f"{x['cpu_busy_pct']:.0f}",
-            f"{x['net_rx_mb']:.1f}", f"{x['net_tx_mb']:.1f}",
+            _net(x["net_rx_mb"], x["seconds"]), _net(x["net_tx_mb"], x["seconds"]),
             "" if x["shuffle_write_mb"] is None else f"{x['shuffle_write_mb']:.1f}"]
 
 
@@ -603,20 +603,27 @@ def _profiled_runs(runs, variants, workloads) -> list[dict]:
 
 PROFILE_HEAD = ["phase", "device (holds)", "s", "read MB", "write MB", "read IOs", "write IOs", "merges r/w",
                 "avg read KB", "avg write KB", "read MB/s", "write MB/s", "util %", "CPU busy %", "iowait %",
-                "net in MB", "net out MB"]
+                "net in MB (MB/s)", "net out MB (MB/s)"]
 
 
 def _profile_rows(o) -> list[list[str]]:
     rows = []
     for r in o.profile:
-        if r["read_mb"] < 0.05 and r["write_mb"] < 0.05 and r["util_pct"] < 1:
+        if r["read_mb"] < 0.05 and r["write_mb"] < 0.05 and r["util_pct"] < 1 and \
+                r.get("net_rx_mb", 0) < 0.05 and r.get("net_tx_mb", 0) < 0.05:  # (an S3 phase moves only network bytes)
             continue
         rows.append([r["phase"], f"{r['device']} ({'+'.join(r['roles']) or 'other'})", f"{r['seconds']:.1f}",
                      f"{r['read_mb']:.1f}", f"{r['write_mb']:.1f}", str(r["read_ios"]), str(r["write_ios"]),
                      f"{r['read_merges']}/{r['write_merges']}", f"{r['avg_read_kb']:.0f}", f"{r['avg_write_kb']:.0f}",
                      f"{r['read_mb_s']:.1f}", f"{r['write_mb_s']:.1f}", f"{r['util_pct']:.0f}", f"{r['cpu_busy_pct']:.0f}",
-                     f"{r['cpu_iowait_pct']:.0f}", f"{r.get('net_rx_mb', 0):.1f}", f"{r.get('net_tx_mb', 0):.1f}"])
+                     f"{r['cpu_iowait_pct']:.0f}", _net(r.get("net_rx_mb", 0), r["seconds"]), _net(r.get("net_tx_mb", 0), r["seconds"])])
     return rows
+
+
+def _net(mb: float, seconds: float) -> str:
+    """Network bytes of a phase and their rate: what an object store or remote HDFS moved over the wire (a one-box
+    study's services talk over loopback, which is counted too)."""
+    return f"{mb:.1f} ({mb / seconds:.1f})" if seconds > 0 else f"{mb:.1f}"
 
 
 MACHINE_HEAD = ["directory", "role", "device", "rotational", "scheduler", "file system", "mount options"]
