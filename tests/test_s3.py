@@ -180,8 +180,14 @@ def test_a_killed_radosgw_fails_runs_with_their_cause_and_the_study_resumes_afte
     d, endpoint, creds, _ = ceph
     for k, v in _env(creds).items():
         monkeypatch.setenv(k, v)
+    # S3A's own retries (minutes per dead endpoint by default) cut short: a user who wants a dead store to fail fast
+    # sets the same, and the test is about what tierbench does once the jobs fail
+    fail_fast = ('driver_memory = "1g"\nconf = { "spark.hadoop.fs.s3a.attempts.maximum" = "1", '
+                 '"spark.hadoop.fs.s3a.retry.limit" = "1", "spark.hadoop.fs.s3a.retry.throttle.limit" = "1", '
+                 '"spark.hadoop.fs.s3a.connection.establish.timeout" = "5s" }')
     spec = write_spec(d / "rgw-fault.toml", _spec(d, endpoint, name="rgwfault").replace("repeats = 1", "repeats = 2")
-                      .replace('[storage.shared]\ndata = {{ type = "shared", path = "{d}/shared" }}'.format(d=d), ""))
+                      .replace('[storage.shared]\ndata = {{ type = "shared", path = "{d}/shared" }}'.format(d=d), "")
+                      .replace('driver_memory = "1g"', fail_fast))
     runs = d / "res-rgw" / "runs.jsonl"
     p = subprocess.Popen([sys.executable, "-m", "tierbench", "run", str(spec), "--out", str(d / "res-rgw")],
                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
