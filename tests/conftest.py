@@ -52,13 +52,8 @@ def one_error_line(out, *words) -> str:
 
 
 # The five seed workloads at test size (megabytes): the body of most test studies.
-SMALL_WORKLOADS = """
-[[workloads]]
-name = "dfsio-write"
-files = 2
-file_size = "2MB"
-[[workloads]]
-name = "dfsio-read"
+# TeraGen of 20,003 rows in 2 tasks (an odd count: the last task's share differs), TeraSort and TeraValidate of it
+TERA_SMALL = """
 [[workloads]]
 name = "teragen"
 rows = 20_003
@@ -68,6 +63,14 @@ name = "terasort"
 [[workloads]]
 name = "teravalidate"
 """
+SMALL_WORKLOADS = """
+[[workloads]]
+name = "dfsio-write"
+files = 2
+file_size = "2MB"
+[[workloads]]
+name = "dfsio-read"
+""" + TERA_SMALL
 
 
 # TeraGen of 64 MB in 2 files and the TeraSort of it: the durability and emulation studies' writers

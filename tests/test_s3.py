@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from conftest import SMALL_WORKLOADS, write_spec
+from conftest import SMALL_WORKLOADS, TERA_SMALL, write_spec
 
 
 @pytest.fixture(scope="module")
@@ -213,6 +213,25 @@ def test_a_killed_radosgw_fails_runs_with_their_cause_and_the_study_resumes_afte
 COMMITTERS = ("file-v1", "file-v2", "directory", "magic")
 
 
+def _committer_study(d, endpoint, name: str, engine: str, committers, prefix: str, workloads: str = "") -> str:
+    """A study of one S3 configuration per committer (named after it, under its own prefix) and Tera on S3."""
+    configs = "".join(f"""
+[storage.{c}]
+data = {{ type = "s3", endpoint = "{endpoint}", bucket = "tierbench", prefix = "{prefix}-{c}", signing_algorithm = "AWS4UnsignedPayloadSignerType", committer = "{c}" }}
+intermediate = ["{d}/tmp"]
+""" for c in committers)
+    return f"""
+name = "{name}"
+repeats = 1
+keep_data = true
+warm_up = false
+[engine]
+{engine}
+{configs}
+{TERA_SMALL}
+{workloads}"""
+
+
 def test_each_committer_commits_a_teragen_and_a_dfsio_write_on_s3(ceph, tb, monkeypatch):
     """Hadoop's FileOutputCommitter v1 and v2 and S3A's directory and magic committers, on real Ceph: each commits
     its jobs' output (TeraValidate reads back what TeraSort committed of what TeraGen committed), the records hold the commit times, and no
@@ -223,33 +242,8 @@ def test_each_committer_commits_a_teragen_and_a_dfsio_write_on_s3(ceph, tb, monk
     d, endpoint, creds, _ = ceph
     for k, v in _env(creds).items():
         monkeypatch.setenv(k, v)
-    configs = "".join(f"""
-[storage.{c}]
-data = {{ type = "s3", endpoint = "{endpoint}", bucket = "tierbench", prefix = "commit-{c}", signing_algorithm = "AWS4UnsignedPayloadSignerType", committer = "{c}" }}
-intermediate = ["{d}/tmp"]
-""" for c in COMMITTERS)
-    spec = write_spec(d / "commit.toml", f"""
-name = "committers"
-repeats = 1
-keep_data = true
-warm_up = false
-[engine]
-master = "local[2]"
-driver_memory = "1g"
-{configs}
-[[workloads]]
-name = "teragen"
-rows = 20_003
-tasks = 2
-[[workloads]]
-name = "terasort"
-[[workloads]]
-name = "teravalidate"
-[[workloads]]
-name = "dfsio-write"
-files = 2
-file_size = "2MB"
-""")
+    spec = write_spec(d / "commit.toml", _committer_study(d, endpoint, "committers", 'master = "local[2]"\ndriver_memory = "1g"',
+                                                          COMMITTERS, "commit", '[[workloads]]\nname = "dfsio-write"\nfiles = 2\nfile_size = "2MB"\n'))
     out = tb("run", spec, "--out", d / "commit-res", timeout=1200)
     assert out.returncode == 0, out.stderr[-3000:]
     recs = [json.loads(l) for l in (d / "commit-res" / "runs.jsonl").read_text().splitlines()]
@@ -276,27 +270,7 @@ def test_the_hadoop_engine_sorts_on_s3_through_s3as_magic_committer(ceph, tb, mo
     d, endpoint, creds, _ = ceph
     for k, v in _env(creds).items():
         monkeypatch.setenv(k, v)
-    configs = "".join(f"""
-[storage.{c}]
-data = {{ type = "s3", endpoint = "{endpoint}", bucket = "tierbench", prefix = "hadoop-{c}", signing_algorithm = "AWS4UnsignedPayloadSignerType", committer = "{c}" }}
-intermediate = ["{d}/tmp"]
-""" for c in ("magic",))
-    spec = write_spec(d / "hadoop-s3.toml", f"""
-name = "hadoop-s3"
-repeats = 1
-warm_up = false
-[engine]
-kind = "hadoop"
-{configs}
-[[workloads]]
-name = "teragen"
-rows = 20_003
-tasks = 2
-[[workloads]]
-name = "terasort"
-[[workloads]]
-name = "teravalidate"
-""")
+    spec = write_spec(d / "hadoop-s3.toml", _committer_study(d, endpoint, "hadoop-s3", 'kind = "hadoop"', ("magic",), "hadoop"))
     out = tb("run", spec, "--out", d / "hadoop-s3-res", timeout=1200)
     assert out.returncode == 0, out.stderr[-3000:]
     recs = [json.loads(l) for l in (d / "hadoop-s3-res" / "runs.jsonl").read_text().splitlines()]
