@@ -141,6 +141,8 @@ def test_cli_prints_each_check_and_json(tmp_path):
     assert "swappiness" in text and " pass, " in text and "fail" in text
     bad = tierbench("check", tmp_path / "missing.toml")
     assert bad.returncode == 2 and "missing.toml" in bad.stderr and "Traceback" not in bad.stderr
+    both = tierbench("check", tmp_path / "s.toml", "--dir", tmp_path)
+    assert both.returncode == 2 and "not both" in both.stderr
 
 
 def test_a_study_stores_its_node_check_and_the_report_shows_it(tmp_path):

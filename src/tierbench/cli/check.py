@@ -30,6 +30,10 @@ def add_parser(subparsers):
 def run(args) -> int:
     from ..analysis.node_check import check_nodes, check_study
 
+    if args.spec and args.dir:
+        from ..errors import UserError
+
+        raise UserError("--dir: give a SPEC (its directories are checked) or --dir DIR, not both")
     if args.spec:
         from ..spec import load_spec
 
