@@ -5,7 +5,6 @@ reached fails start() in one line, and stop() leaves nothing running."""
 import ast
 import json
 import os
-import subprocess
 import time
 
 import pytest
