@@ -85,6 +85,9 @@ fi
 if [ $want_test = 1 ] && { ! command -v ssh >/dev/null 2>&1 || [ ! -x /usr/sbin/sshd ]; }; then
   apt_install openssh-client openssh-server || say "warning: ssh/sshd not installed (needs root + apt); the ssh node agent test will fail"
 fi
+if [ $want_test = 1 ] && ! command -v haproxy >/dev/null 2>&1; then
+  apt_install haproxy || say "warning: haproxy not installed (needs root + apt); the gateway tests will fail"
+fi
 if [ $want_test = 1 ] && ! command -v chromium >/dev/null 2>&1; then
   apt_install chromium || say "warning: chromium not installed (needs root + apt); the report rendering test will fail"
 fi

@@ -92,6 +92,17 @@ def test_status_of_a_service_that_is_not_running_exits_3(tmp_path, service, says
     assert not d.exists()  # status looks, never creates
 
 
+@pytest.mark.parametrize("options, says", [
+    (["--ec", "3+2"], "--ec 3+2: each object's 5 chunks go to different OSDs, so at least 5 are needed: add --osds 5"),
+    (["--osds", "5", "--ec", "3"], "--ec: K+M with K >= 2 data and M >= 1 coding chunks, such as 3+2; got '3'"),
+    (["--gateways", "0"], "--gateways: 1 to 16 radosgw instances, got 0"),
+])
+def test_an_s3_service_topology_that_cannot_be_is_one_line_and_nothing_created(tmp_path, options, says):
+    d = tmp_path / "svc"
+    one_error_line(tierbench("services", "up", "s3", "--dir", d, *options), says)
+    assert not d.exists()
+
+
 def test_yarn_conf_dir_and_down_when_not_running(tmp_path):
     out = tierbench("services", "status", "yarn", "--dir", tmp_path / "y", "--conf-dir")
     assert out.returncode == 0 and out.stdout == f"{tmp_path / 'y' / 'conf'}\n"
@@ -119,7 +130,9 @@ UP_STATE = {
     "yarn": {"resourcemanager": "127.0.0.1:1", "web": "http://127.0.0.1:2", "nodes_running": 1, "conf_dir": "/s/conf"},
     "spark": {"master_url": "spark://127.0.0.1:3", "web": "http://127.0.0.1:4", "workers_alive": 2},
     "hdfs": {"uri": "hdfs://127.0.0.1:5", "live_datanodes": 2, "conf_dir": "/s/conf/client", "web": "http://127.0.0.1:6"},
-    "s3": {"endpoint": "http://127.0.0.1:6", "bucket": "tierbench", "credentials_file": "/s/credentials"},
+    "s3": {"endpoint": "http://127.0.0.1:6", "bucket": "tierbench", "credentials_file": "/s/credentials",
+           "topology": {"osds": 5, "gateways": 2, "ec": "3+2", "balancer": "haproxy"}, "balancer_admin": "/s/run/haproxy.sock",
+           "gateways": ["http://127.0.0.1:7", "http://127.0.0.1:8"]},
 }
 
 
@@ -133,6 +146,9 @@ def test_up_lines_say_how_to_use_and_stop_each_service(tmp_path, name):
         assert 'data = { type = "hdfs", uri = "hdfs://127.0.0.1:5/tb", web = "http://127.0.0.1:6" }' in "\n".join(lines)
     if name == "spark":
         assert 'master = "spark://127.0.0.1:3"' in "\n".join(lines)
+    if name == "s3":
+        assert lines[0].endswith("5 OSDs, erasure-coded data pool 3+2, 2 gateways, round robin behind HAProxy")
+        assert 'gateways = [1, 2], balancer_admin = "/s/run/haproxy.sock"' in "\n".join(lines)
 
 
 def test_status_line_is_ready_only_when_ready(tmp_path):

@@ -96,6 +96,7 @@ class RunLifecycle:
         self.req: JobRequest | None = None
         self.sampler = None
         self.outcome = None
+        self.gateways = None
 
     def _phase(self, text: str) -> None:
         self.progress.phase(self.planned.key, text)
@@ -146,6 +147,10 @@ class RunLifecycle:
         if out_ds:  # (a remote file system is only asked when resuming: it costs a JVM start)
             layout.remove_dataset(out_config, planned.variant, planned.repeat, out_ds, remote=self.study.resume)
         layout.remove(scratch)
+        self.gateways = config.type.gateways_for_run(config.store_conf)  # S3 behind HAProxy: how many gateways serve
+        if self.gateways is not None:
+            self._phase("setting the gateways that serve")
+            self.gateways.apply()
         try:
             fresh = self.engine.open(planned.variant, config, self.local_dirs, self._phase, also=self.study.copy_targets(config))
             if fresh and self.study.spec.warm_up:
@@ -182,6 +187,8 @@ class RunLifecycle:
 
     def run(self) -> None:
         self._phase("running")
+        if self.gateways is not None:
+            self.gateways.start()
         self.record.started_at = now()
         try:
             self.outcome = self.engine.run(self.req, lambda e: self.progress.stage(self.planned.key, e))
@@ -189,6 +196,8 @@ class RunLifecycle:
             raise _Stop(str(e)) from None
         finally:
             self.record.ended_at = now()
+            if self.gateways is not None:
+                self.record.details["gateways"] = self.gateways.details()
             self.record.engine_version = self.engine.version
             self.record.engine_conf = self.engine.conf
         self.record.wall_s = self.outcome.wall_s

@@ -76,6 +76,7 @@ class StudyRunner:
             raise UserError(f"{spec.source}: drop_caches: \"always\" needs root (writing {DROP_CACHES_FILE}); use \"auto\" or \"never\"")
         self._emulate()
         self.layout.check()
+        self._check_gateways()
         self.nodes.start_ssh()  # the spec's [cluster] nodes reachable, or one line before anything is written
         if self.results.exists():
             study = self.results.study()
@@ -125,6 +126,18 @@ class StudyRunner:
         elif spec.probe and "probe" not in study:
             self._probe()
         return records
+
+    def _check_gateways(self) -> None:
+        """S3 behind HAProxy: its admin socket answers and has the gateways each configuration asks for, or one
+        line before anything is written."""
+        for c in self.spec.storage:
+            gateways = c.type.gateways_for_run(c.store_conf)
+            if gateways is not None:
+                have = len(gateways.admin.servers())
+                if (gateways.count or 1) > have:
+                    raise UserError(f"{self.spec.source}: storage.{c.name}.data.gateways = {gateways.count}: the HAProxy at "
+                                    f"{gateways.admin.address} has {have} gateway server(s); start more "
+                                    "(`tierbench services up s3 --gateways N --balancer haproxy`) or sweep fewer")
 
     def _emulate(self) -> None:
         """Devices the spec declares (data = { emulate = "hdd" }) up, and this process -- so the engines it starts --

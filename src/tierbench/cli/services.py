@@ -22,17 +22,19 @@ def add_parser(subparsers):
                                            "         engine with master = \"spark://127.0.0.1:PORT\" runs on it, the Workers\n"
                                            "         restarted on each storage configuration's intermediate dirs\n"
                                            "  hdfs   a NameNode + --datanodes DataNodes (Hadoop 3.4.2): data = { type = \"hdfs\", ... }\n"
-                                           "  s3     a single-node Ceph (mon, mgr, OSD, radosgw) with an S3 user and bucket:\n"
-                                           "         data = { type = \"s3\", ... }; installs Ceph from Debian when root",
+                                           "  s3     Ceph (mon, mgr, --osds OSDs, --gateways radosgw, HAProxy with --balancer\n"
+                                           "         haproxy) with an S3 user and bucket: data = { type = \"s3\", ... };\n"
+                                           "         installs Ceph (and HAProxy) from Debian when root",
                                epilog="examples:\n"
                                       "  tierbench services up yarn\n"
                                       "  export HADOOP_CONF_DIR=$(tierbench services status yarn --conf-dir)\n"
                                       "  tierbench services down yarn\n"
-                                      "  tierbench services up spark --workers 2 --worker-dirs /ssd1/spark /ssd2/spark")
+                                      "  tierbench services up spark --workers 2 --worker-dirs /ssd1/spark /ssd2/spark\n"
+                                      "  tierbench services up s3 --osds 5 --ec 3+2 --gateways 2 --balancer haproxy")
     sv.add_argument("action", choices=("up", "down", "status"))
     sv.add_argument("service", choices=("yarn", "spark", "hdfs", "s3"))
     sv.add_argument("--datanodes", type=int, default=2, help="hdfs: number of DataNodes (default: 2)")
-    sv.add_argument("--port", type=int, help="hdfs: the NameNode's RPC port; s3: radosgw's port; so that specs can name a fixed "
+    sv.add_argument("--port", type=int, help="hdfs: the NameNode's RPC port; s3: the endpoint's (HAProxy's or radosgw's); so that specs can name a fixed "
                     "address such as hdfs://127.0.0.1:8020 or http://127.0.0.1:7480 (default: a free port)")
     sv.add_argument("--datanode-dirs", type=int, default=1, help="hdfs: data dirs per DataNode (default: 1)")
     sv.add_argument("--data-dir", action="append", help="hdfs: where DataNodes keep their blocks (repeat for several "
@@ -42,6 +44,14 @@ def add_parser(subparsers):
     sv.add_argument("--worker-dirs", nargs="+", metavar="DIR", help="spark: where Workers keep shuffle and spill data "
                     "when no study has put them on its own dirs (Worker i on the i-th DIR, round-robin, in DIR/worker-<i>; "
                     "default: inside the service's directory)")
+    sv.add_argument("--osds", type=int, help="s3: OSDs, each BlueStore on its own sparse file (default: 1; a service "
+                    "keeps what it was created with)")
+    sv.add_argument("--gateways", type=int, help="s3: radosgw instances (default: 1)")
+    sv.add_argument("--ec", metavar="K+M", help="s3: an erasure-coded data pool of K data and M coding chunks, such as 3+2 "
+                    "(needs --osds >= K+M; default: replicated pools of size min(3, OSDs))")
+    sv.add_argument("--balancer", choices=("haproxy", "none"), help="s3: haproxy puts HAProxy (round robin) in front of "
+                    "the gateways, on --port, with an admin socket a study's `gateways` sweep uses (default: none: "
+                    "the first gateway is the endpoint)")
     sv.add_argument("--dir", help="the service's directory (default: ~/.cache/tierbench/services/NAME)")
     sv.add_argument("--conf-dir", action="store_true", help="status: print only the service's Hadoop conf dir")
     return sv
@@ -63,7 +73,7 @@ def _service(args):
         "yarn": {},
         "spark": {"workers": args.workers, "worker_dirs": args.worker_dirs},
         "hdfs": {"datanodes": args.datanodes, "dirs_per_datanode": args.datanode_dirs, "data_dirs": args.data_dir, "port": args.port},
-        "s3": {"port": args.port},
+        "s3": {"port": args.port, "osds": args.osds, "gateways": args.gateways, "ec": args.ec, "balancer": args.balancer},
     }
     return services()[args.service](home, **options[args.service])
 

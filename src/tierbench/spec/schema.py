@@ -379,7 +379,7 @@ def _check_against_producers(src, workloads) -> None:
 
 # storage knobs that may be given as lists (a sweep): HDFS replication and the S3A tunables
 STORAGE_SWEEPABLE = ("replication", "input_fadvise", "readahead_range", "fast_upload_buffer", "multipart_size",
-                     "connection_maximum", "committer")
+                     "connection_maximum", "committer", "gateways", "balancer")
 
 
 def _check_hadoop_storage(src, engines, storage, workloads) -> None:

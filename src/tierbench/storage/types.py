@@ -136,6 +136,10 @@ class StorageType(ABC):
         """The storage's own view of its health after a run wrote `uris` (None: nothing to ask)."""
         return None
 
+    def gateways_for_run(self, store_conf: dict):
+        """What sets and counts the servers in front of this storage around a run (S3 behind HAProxy), or None."""
+        return None
+
     # durable mode (spec `durability`): where an engine's writes to this storage cannot be put on the device
     # before the task that made them ends, by engine kind; the run records these lines and the report shows them
     sync_gaps: dict[str, str] = {}
@@ -275,7 +279,10 @@ def hadoop_committer_settings(committer: str | None) -> dict:
                 "fs.s3a.committer.staging.conflict-mode": "replace", "fs.s3a.committer.staging.unique-filenames": "false"}
     return {}
 S3_KEYS = ("type", "endpoint", "bucket", "prefix", "region", "path_style", "ssl", "signing_algorithm", "input_fadvise",
-           "readahead_range", "fast_upload_buffer", "multipart_size", "connection_maximum", "committer")
+           "readahead_range", "fast_upload_buffer", "multipart_size", "connection_maximum", "committer", "gateways", "balancer",
+           "balancer_admin")
+# how the gateways in front of the store are set for a run (storage/balancer.py); not S3A's settings
+GATEWAYS_KEY, BALANCER_KEY, BALANCER_ADMIN_KEY = "tierbench.gateways", "tierbench.balancer", "tierbench.balancer_admin"
 SECRET_KEYS = ("access_key", "secret_key", "access_key_id", "secret_access_key", "session_token", "password")
 
 
@@ -325,11 +332,47 @@ class S3Storage(_RemoteStorage):
             conf["fs.s3a.connection.maximum"] = str(positive_int(src, f"{where}.connection_maximum", value["connection_maximum"], 1))
         if "signing_algorithm" in value:
             conf["fs.s3a.signing-algorithm"] = str(value["signing_algorithm"])
+        conf.update(self._gateways(src, where, value))
         prefix = str(value.get("prefix", "")).strip("/")
         return (f"s3a://{bucket}" + (f"/{prefix}" if prefix else ""),), None, conf
 
+    def _gateways(self, src, where, value) -> dict:
+        """`gateways = N` (how many of the gateways behind HAProxy serve) and `balancer = "haproxy" | "none"`
+        (through HAProxy, or straight to its first gateway), both through HAProxy's admin socket."""
+        if not any(k in value for k in ("gateways", "balancer", "balancer_admin")):
+            return {}
+        admin = value.get("balancer_admin")
+        if not isinstance(admin, str) or not re.match(r"^(/\S+|[\w.-]+:\d{1,5})$", admin):
+            raise SpecError(src, f"{where}.balancer_admin", "gateways and balancer are set through HAProxy's admin socket: give "
+                            "its path (`stats socket PATH level admin`; `tierbench services up s3 --balancer haproxy` "
+                            f"prints it) or host:port, got {admin!r}")
+        balancer = value.get("balancer", "haproxy")
+        if balancer not in ("haproxy", "none"):
+            raise SpecError(src, f"{where}.balancer", f"expected \"haproxy\" or \"none\", got {balancer!r}")
+        conf = {BALANCER_KEY: balancer, BALANCER_ADMIN_KEY: admin}
+        if "gateways" in value:
+            gateways = positive_int(src, f"{where}.gateways", value["gateways"], 1)
+            if balancer == "none" and gateways > 1:
+                raise SpecError(src, f"{where}.gateways", f"balancer = \"none\" sends every request to one gateway, so "
+                                f"gateways = {gateways} cannot serve: sweep gateways with balancer = \"haproxy\"")
+            conf[GATEWAYS_KEY] = str(gateways)
+        return conf
+
+    def gateways_for_run(self, store_conf):
+        from .balancer import GatewaysForRun
+
+        if BALANCER_ADMIN_KEY not in store_conf:
+            return None
+        count = store_conf.get(GATEWAYS_KEY)
+        return GatewaysForRun(store_conf[BALANCER_ADMIN_KEY], int(count) if count else None, store_conf[BALANCER_KEY])
+
     def engine_settings(self, replication, store_conf):
-        return dict(store_conf)
+        settings = dict(store_conf)
+        if store_conf.get(BALANCER_KEY) == "none":  # S3A to the first gateway itself, as HAProxy knows its address
+            from .balancer import HAProxyAdmin
+
+            settings["fs.s3a.endpoint"] = "http://" + HAProxyAdmin(store_conf[BALANCER_ADMIN_KEY]).first_gateway()
+        return settings
 
     fail_fast = {"fs.s3a.connection.establish.timeout": "5s", "fs.s3a.connection.timeout": "15s",
                  "fs.s3a.attempts.maximum": "1", "fs.s3a.retry.limit": "1", "fs.s3a.retry.interval": "100ms",
