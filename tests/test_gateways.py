@@ -135,3 +135,20 @@ def test_an_admin_socket_that_does_not_answer_is_named(tmp_path):
     with pytest.raises(UserError) as e:
         HAProxyAdmin(str(tmp_path / "none.sock")).servers()
     assert "none.sock" in str(e.value) and "level admin" in str(e.value)
+
+
+def test_the_report_shows_the_requests_each_gateway_served(tmp_path):
+    from pathlib import Path
+
+    from tierbench.report.build import StudyResults
+
+    d = tmp_path / "r"
+    shutil.copytree(Path(__file__).parent / "fixtures" / "quickstart-results", d)
+    sr = StudyResults.load(d)
+    for r in sr.records:
+        if r["workload"] == "dfsio-write" and r["config"] == "split":
+            r["details"]["gateways"] = {"balancer": "haproxy", "serving": 2, "requests": {"gw": 5, "gw2": 7}}
+    sec = next(s for s in sr.document.sections if s.title == "Gateways")
+    table = next(b for b in sec.blocks if hasattr(b, "rows"))
+    repeats = sum(1 for r in sr.records if r["workload"] == "dfsio-write" and r["config"] == "split" and r["status"] == "ok")
+    assert [row[:5] for row in table.rows] == [["dfsio-write", "split", "haproxy", "2", f"gw {5 * repeats}, gw2 {7 * repeats}"]]

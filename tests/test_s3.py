@@ -13,10 +13,20 @@ from conftest import SMALL_WORKLOADS, TERA_SMALL, write_spec
 def ceph(tmp_path_factory):
     from conftest import tierbench
 
+    import subprocess
+
     d = tmp_path_factory.mktemp("ceph")
-    up = tierbench("services", "up", "s3", "--dir", d / "svc", timeout=900)
+    # the study's object store in small: 5 OSDs, the buckets' data erasure-coded 3+2, 2 gateways behind HAProxy
+    up = tierbench("services", "up", "s3", "--dir", d / "svc", "--osds", "5", "--ec", "3+2", "--gateways", "2",
+                   "--balancer", "haproxy", timeout=900)
     assert up.returncode == 0, up.stderr[-3000:]
     state = json.loads((d / "svc" / "service.json").read_text())
+    pools = subprocess.run(["ceph", "-c", d / "svc" / "ceph.conf", "osd", "pool", "ls", "detail"], capture_output=True, text=True).stdout
+    assert "'default.rgw.buckets.data' erasure profile tierbench size 5 min_size 4" in pools, pools
+    profile = subprocess.run(["ceph", "-c", d / "svc" / "ceph.conf", "osd", "erasure-code-profile", "get", "tierbench"],
+                             capture_output=True, text=True).stdout.split()
+    assert {"k=3", "m=2", "crush-failure-domain=osd"} <= set(profile), profile
+    assert len(state["gateways"]) == 2 and state["endpoint"] not in state["gateways"]
     creds = json.loads((d / "svc" / "credentials").read_text())
     assert oct((d / "svc" / "credentials").stat().st_mode & 0o777) == "0o600"
     yield d, state["endpoint"], creds, up
@@ -168,8 +178,8 @@ verify = true
     assert creds["secret_key"] not in out.stdout + out.stderr
 
 
-def test_a_killed_radosgw_fails_runs_with_their_cause_and_the_study_resumes_after_a_restart(ceph, tb, monkeypatch):
-    """Fault injection on the object store (issue 17): radosgw dies mid-study; the runs it breaks are recorded
+def test_killed_gateways_fail_runs_with_their_cause_and_the_study_resumes_after_a_restart(ceph, tb, monkeypatch):
+    """Fault injection on the object store (issue 17): the radosgw instances die mid-study; the runs it breaks are recorded
     with their cause, the study stops instead of waiting out every remaining run, and after `services up s3`
     (same address) --resume completes it with every run recorded once."""
     import signal
@@ -194,7 +204,8 @@ def test_a_killed_radosgw_fails_runs_with_their_cause_and_the_study_resumes_afte
     deadline = time.time() + 300
     while time.time() < deadline and p.poll() is None and not (runs.exists() and len(runs.read_text().splitlines()) >= 2):
         time.sleep(0.2)
-    os.kill(int((d / "svc" / "pids" / "rgw.pid").read_text()), signal.SIGKILL)
+    for gateway in ("rgw", "rgw2"):  # both: with one left, HAProxy sends every request to it (and the study goes on)
+        os.kill(int((d / "svc" / "pids" / f"{gateway}.pid").read_text()), signal.SIGKILL)
     _, err = p.communicate(timeout=900)
     recs = [json.loads(l) for l in runs.read_text().splitlines()]
     failed = [r for r in recs if r["status"] != "ok"]
@@ -285,3 +296,45 @@ def test_the_hadoop_engine_sorts_on_s3_through_s3as_magic_committer(ceph, tb, mo
     assert magic["engine_conf"]["fs.s3a.committer.name"] == "magic"
     log = (d / "hadoop-s3-res" / magic["details"]["log"]).read_text()
     assert "Using OutputCommitter factory class class org.apache.hadoop.fs.s3a.commit.S3ACommitterFactory" in log
+
+
+def test_gateways_swept_behind_haproxy_and_one_gateway_without_it(ceph, tb, monkeypatch):
+    """The study's gateway figure in small, on real radosgw instances: DFSIO write through HAProxy with 1 and then 2
+    gateways serving (HAProxy's own counters: with 1 the second gateway is given nothing, with 2 both share the
+    requests), and straight to the first gateway (balancer = "none")."""
+    d, endpoint, creds, _ = ceph
+    state = json.loads((d / "svc" / "service.json").read_text())
+    for k, v in _env(creds).items():
+        monkeypatch.setenv(k, v)
+    s3 = (f'type = "s3", endpoint = "{endpoint}", bucket = "tierbench", signing_algorithm = "AWS4UnsignedPayloadSignerType", '
+          f'balancer_admin = "{state["balancer_admin"]}"')
+    spec = write_spec(d / "gw.toml", f"""
+name = "gateways"
+repeats = 1
+warm_up = false
+[engine]
+master = "local[2]"
+driver_memory = "1g"
+[storage.rgw]
+data = {{ {s3}, prefix = "gw", gateways = [1, 2] }}
+intermediate = ["{d}/tmp"]
+[storage.direct]
+data = {{ {s3}, prefix = "gwd", balancer = "none" }}
+intermediate = ["{d}/tmp"]
+[[workloads]]
+name = "dfsio-write"
+files = 4
+file_size = "4MB"
+""")
+    out = tb("run", spec, "--out", d / "gw-res", timeout=1200)
+    assert out.returncode == 0, out.stderr[-3000:]
+    recs = {r["config"]: r for r in map(json.loads, (d / "gw-res" / "runs.jsonl").read_text().splitlines())}
+    assert all(r["status"] == "ok" for r in recs.values()), [r["error"] for r in recs.values()]
+    one, two = recs["rgw.gateways-1"]["details"]["gateways"], recs["rgw.gateways-2"]["details"]["gateways"]
+    assert one["serving"] == 1 and one["requests"]["gw"] > 0 and one["requests"]["gw2"] == 0, one
+    assert two["serving"] == 2 and min(two["requests"].values()) > 0, two
+    direct = recs["direct"]
+    assert direct["details"]["gateways"]["balancer"] == "none"
+    assert direct["engine_conf"]["spark.hadoop.fs.s3a.endpoint"] == state["gateways"][0]
+    md = (d / "gw-res" / "report.md").read_text()
+    assert "## Gateways" in md and "| dfsio-write | rgw.gateways-1 | haproxy | 1 | gw " in md

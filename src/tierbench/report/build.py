@@ -189,6 +189,15 @@ def build_report(study: dict, records: list[dict], now: datetime | None = None) 
                       "uploads; both complete them at job commit, renaming nothing.", muted=True),
             Table(COMMIT_HEAD, commits)]))
 
+    gateways = _gateway_rows(runs, configs, workloads)
+    if gateways:
+        sections.append(Section("Gateways", 2, [
+            Paragraph("S3 behind HAProxy (storage `gateways`, `balancer`): how many gateways served each run and how many "
+                      "requests HAProxy gave each (its lbtot counter, added over the runs); 'none' went straight to one "
+                      "gateway. Wall time and throughput: medians over the runs. A gateway count that no longer raises throughput is the "
+                      "study's 'stops scaling' point.", muted=True),
+            Table(GATEWAY_HEAD, gateways)]))
+
     if costs:
         sec = Section("Cost per job", 2)
         sec.add(Notice("warn", _cost_intro(cost)) if cost.get("example_prices") else Paragraph(_cost_intro(cost), muted=True))
@@ -421,6 +430,29 @@ def _commit_rows(runs, configs, workloads) -> list[list[str]]:
             wall = statistics.median(r["wall_s"] for r in ok)
             rows.append([wl, config, ok[0]["details"]["commit"]["committer"], f"{wall:.2f}", f"{med('job_commit_s'):.3f}",
                          f"{med('task_commit_s'):.3f}", f"{med('job_commit_s') / wall:.0%}" if wall else "–"])
+    return rows
+
+
+GATEWAY_HEAD = ["workload", "config", "balancer", "gateways serving", "requests per gateway", "wall s (median)", "MB/s (median)"]
+
+
+def _gateway_rows(runs, configs, workloads) -> list[list[str]]:
+    rows = []
+    for wl in workloads:
+        for config in configs:
+            ok = [r for r in runs if r["status"] == "ok" and variant_of(r) == config and r["label"] == wl
+                  and r["details"].get("gateways")]
+            if not ok:
+                continue
+            g = ok[0]["details"]["gateways"]
+            requests: dict[str, int] = {}
+            for r in ok:
+                for name, n in (r["details"]["gateways"].get("requests") or {}).items():
+                    requests[name] = requests.get(name, 0) + n
+            spread = ", ".join(f"{name} {n}" for name, n in requests.items()) or g.get("endpoint", "–")
+            mbps = [r["metrics"]["throughput_mb_s"] for r in ok if r["metrics"].get("throughput_mb_s")]
+            rows.append([wl, config, g["balancer"], str(g["serving"]), spread, f"{statistics.median(r['wall_s'] for r in ok):.2f}",
+                         f"{statistics.median(mbps):.1f}" if mbps else "–"])
     return rows
 
 
