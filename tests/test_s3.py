@@ -275,17 +275,43 @@ def test_each_committer_commits_a_teragen_and_a_dfsio_write_on_s3(ceph, tb, monk
     assert "## Output commit" in md and "| teragen | magic | magic |" in md
 
 
-def test_the_hadoop_engine_sorts_on_s3_through_s3as_magic_committer(ceph, tb, monkeypatch):
+def test_the_hadoop_engine_on_s3_sorts_through_s3as_magic_committer_and_runs_dfsio_and_the_text_jobs(ceph, tb, monkeypatch):
     """Hadoop 3.4.2's own TeraGen, TeraSort and TeraValidate on Ceph through hadoop-aws 3.4.2, committed by S3A's
-    magic committer (MapReduce's FileOutputFormat asks the committer factory for it): the sort validates."""
+    magic committer (MapReduce's FileOutputFormat asks the committer factory for it): the sort validates; TestDFSIO
+    (on the bucket as the default file system, the job's staging kept local) and RandomTextWriter + WordCount too."""
     d, endpoint, creds, _ = ceph
     for k, v in _env(creds).items():
         monkeypatch.setenv(k, v)
-    spec = write_spec(d / "hadoop-s3.toml", _committer_study(d, endpoint, "hadoop-s3", 'kind = "hadoop"', ("magic",), "hadoop"))
+    more = """
+[[workloads]]
+name = "dfsio-write"
+files = 2
+file_size = "2MB"
+[[workloads]]
+name = "dfsio-read"
+[[workloads]]
+name = "textgen"
+size = "2MB"
+tasks = 2
+[[workloads]]
+name = "wordcount"
+"""
+    spec = write_spec(d / "hadoop-s3.toml", _committer_study(d, endpoint, "hadoop-s3", 'kind = "hadoop"', ("magic",), "hadoop", more))
     out = tb("run", spec, "--out", d / "hadoop-s3-res", timeout=1200)
     assert out.returncode == 0, out.stderr[-3000:]
     recs = [json.loads(l) for l in (d / "hadoop-s3-res" / "runs.jsonl").read_text().splitlines()]
-    assert len(recs) == 3 and all(r["status"] == "ok" for r in recs), [r["error"] for r in recs if r["error"]]
+    assert len(recs) == 7 and all(r["status"] == "ok" for r in recs), [r["error"] for r in recs if r["error"]]
+    by = {r["workload"]: r for r in recs}
+    # TestDFSIO on the bucket (its default file system there), the text jobs on their s3a paths
+    assert by["dfsio-write"]["metrics"]["data_mb"] == by["dfsio-read"]["metrics"]["data_mb"] == 4
+    assert by["dfsio-write"]["engine_conf"]["fs.defaultFS"] == "s3a://tierbench"
+    # (RandomTextWriter does not count its words: WordCount's count is checked against them on the spark engine)
+    assert by["wordcount"]["metrics"]["words"] > by["textgen"]["metrics"]["lines"] > 0
+    from tierbench.storage.remote import HadoopFs
+    from tierbench.spec import load_spec
+
+    written = HadoopFs.for_config(load_spec(spec).storage[0]).list_tree("s3a://tierbench/hadoop-magic")
+    assert any("/io_data/" in p for p in written) and any("/wordcount/part-r-00000" in p for p in written), written
     assert {r["engine_kind"] for r in recs} == {"hadoop"}
     for c in ("magic",):
         mine = {r["workload"]: r for r in recs if r["config"] == c}

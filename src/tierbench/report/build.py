@@ -532,7 +532,9 @@ def _query_rows(runs) -> list[list[str]]:
     for (variant, label, name), qs in groups.items():
         checks = [v.get(name, "not checked") if v else "not checked (verify = false)" for _, v in qs]
         checked = "same answer" if all(c is None for c in checks) else "; ".join(sorted({str(c) for c in checks if c}))
-        rows.append([variant, label, name, f"{statistics.median(q['s'] for q, _ in qs):.3g}", str(qs[0][0]["rows"]), checked])
+        retried = sum(1 for q, _ in qs if q.get("retried"))  # (Sql.java: a broadcast the driver could not hold)
+        shown = f"{name} (retried {qs[0][0].get('retried') if retried == len(qs) else f'in {retried} of {len(qs)} runs'})" if retried else name
+        rows.append([variant, label, shown, f"{statistics.median(q['s'] for q, _ in qs):.3g}", str(qs[0][0]["rows"]), checked])
     return rows
 
 

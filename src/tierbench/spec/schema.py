@@ -303,7 +303,6 @@ def parse_spec(raw: dict, source: str = "<spec>", base_dir: Path | None = None) 
         raise SpecError(src, "probe.size", str(e)) from None
     probe_rt = positive_int(src, "probe.runtime_s", probe.get("runtime_s", 5), 1)
     _check_against_producers(src, workloads)
-    _check_hadoop_storage(src, engines, storage, workloads)
     wl_dicts = [{"name": w.name, "label": w.label} for w in workloads]
     runs = repeats * len(storage) * len(engines) * len(workloads)
     if runs > MAX_RUNS:
@@ -380,19 +379,6 @@ def _check_against_producers(src, workloads) -> None:
 # storage knobs that may be given as lists (a sweep): HDFS replication and the S3A tunables
 STORAGE_SWEEPABLE = ("replication", "input_fadvise", "readahead_range", "fast_upload_buffer", "multipart_size",
                      "connection_maximum", "committer", "gateways", "balancer")
-
-
-def _check_hadoop_storage(src, engines, storage, workloads) -> None:
-    """A storage type on which the hadoop engine runs only some workloads (S3: Hadoop's Tera jobs) refuses the rest."""
-    if not any(e.kind == "hadoop" for e in engines):
-        return
-    for c in storage:
-        allowed = c.type.hadoop_workloads
-        for w in workloads:
-            if allowed is not None and w.name not in allowed:
-                raise SpecError(src, f"storage.{c.name}.data", f"the hadoop engine runs {', '.join(allowed)} on {c.type.name} "
-                                f"storage in this version, not {w.name}: run {w.name} on the spark engine, or this "
-                                "configuration with the spark engine only")
 
 
 def _expand_storage_sweeps(src, storage_raw: dict, sweeps: list) -> dict:

@@ -105,7 +105,6 @@ class StorageType(ABC):
             raise SpecError(src, where, f"{self.name} storage does not run on the {kind} engine in this version; "
                                         f"it runs on: {', '.join(self.engines)}")
 
-    hadoop_workloads: tuple[str, ...] | None = None  # the workloads the hadoop engine runs on it (None: every one)
 
     def engine_settings(self, replication: int | None, store_conf: dict) -> dict:
         """Hadoop-level settings this storage needs (engines prefix them: spark.hadoop.*, or -D)."""
@@ -290,9 +289,10 @@ class S3Storage(_RemoteStorage):
     name, title = "s3", "an S3 object store through Hadoop's S3A connector"
     engines = ("spark", "hadoop")
     s3a = True
-    # Hadoop's own jobs that take their paths as arguments (TestDFSIO, RandomWriter and the text jobs work on the
-    # default file system, which for tierbench's Hadoop runs is the data's: not an object store here)
-    hadoop_workloads = ("teragen", "terasort", "teravalidate")
+
+    def default_fs(self, data):
+        """The bucket: TestDFSIO works on the default file system (the hadoop engine keeps its job staging local)."""
+        return re.match(r"^s3a://[^/]+", data[0]).group(0)
 
     def parse(self, src, where, value, base_dir):
         """An s3 data table -> the fs.s3a.* settings. Credentials are refused here: they come from the environment."""
@@ -342,6 +342,8 @@ class S3Storage(_RemoteStorage):
         if not any(k in value for k in ("gateways", "balancer", "balancer_admin")):
             return {}
         admin = value.get("balancer_admin")
+        if isinstance(admin, str) and admin.startswith("~/"):
+            admin = str(Path(admin).expanduser())  # (`services up s3`'s default dir is under the home directory)
         if not isinstance(admin, str) or not re.match(r"^(/\S+|[\w.-]+:\d{1,5})$", admin):
             raise SpecError(src, f"{where}.balancer_admin", "gateways and balancer are set through HAProxy's admin socket: give "
                             "its path (`stats socket PATH level admin`; `tierbench services up s3 --balancer haproxy` "

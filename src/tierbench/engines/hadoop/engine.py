@@ -48,6 +48,8 @@ class HadoopEngine:
                 "fs.defaultFS": req.default_fs,
                 "hadoop.tmp.dir": str(req.scratch / "hadoop-tmp"),
                 "mapreduce.cluster.local.dir": ",".join(str(p) for p in req.local_dirs),
+                # the job's staging files on this host even when the default file system is a bucket
+                "mapreduce.jobtracker.staging.root.dir": f"file://{req.scratch / 'staging'}",
             })
         else:
             d.update({

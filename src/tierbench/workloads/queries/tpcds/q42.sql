@@ -1,8 +1,20 @@
--- TPC-DS Q42
-select dt.d_year, item.i_category_id, item.i_category, sum(ss_ext_sales_price) total
-from date_dim dt, store_sales, item
-where dt.d_date_sk = store_sales.ss_sold_date_sk and store_sales.ss_item_sk = item.i_item_sk
-  and item.i_manager_id = 1 and dt.d_moy = 11 and dt.d_year = 2000
-group by dt.d_year, item.i_category_id, item.i_category
-order by total desc, dt.d_year, item.i_category_id, item.i_category
-limit 100
+-- TPC-DS Q42: the query of the TPC-DS specification with its qualification substitutions, as in DuckDB tpcds extension 1.5.5
+SELECT dt.d_year,
+       item.i_category_id,
+       item.i_category,
+       sum(ss_ext_sales_price)
+FROM date_dim dt,
+     store_sales,
+     item
+WHERE dt.d_date_sk = store_sales.ss_sold_date_sk
+  AND store_sales.ss_item_sk = item.i_item_sk
+  AND item.i_manager_id = 1
+  AND dt.d_moy=11
+  AND dt.d_year=2000
+GROUP BY dt.d_year,
+         item.i_category_id,
+         item.i_category
+ORDER BY sum(ss_ext_sales_price) DESC,dt.d_year,
+                                      item.i_category_id,
+                                      item.i_category
+LIMIT 100 ;

@@ -1,6 +1,15 @@
--- TPC-DS Q96
-select count(*) as cnt
-from store_sales, household_demographics, time_dim, store
-where ss_sold_time_sk = time_dim.t_time_sk and ss_hdemo_sk = household_demographics.hd_demo_sk
-  and ss_store_sk = s_store_sk and time_dim.t_hour = 20 and time_dim.t_minute >= 30
-  and household_demographics.hd_dep_count = 7 and store.s_store_name = 'ese'
+-- TPC-DS Q96: the query of the TPC-DS specification with its qualification substitutions, as in DuckDB tpcds extension 1.5.5
+SELECT count(*)
+FROM store_sales ,
+     household_demographics,
+     time_dim,
+     store
+WHERE ss_sold_time_sk = time_dim.t_time_sk
+  AND ss_hdemo_sk = household_demographics.hd_demo_sk
+  AND ss_store_sk = s_store_sk
+  AND time_dim.t_hour = 20
+  AND time_dim.t_minute >= 30
+  AND household_demographics.hd_dep_count = 7
+  AND store.s_store_name = 'ese'
+ORDER BY count(*)
+LIMIT 100;

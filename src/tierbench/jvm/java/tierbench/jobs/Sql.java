@@ -47,34 +47,77 @@ final class Sql {
     r.put("bytes_read", tableBytes);
     ArrayNode queries = r.putArray("queries");
     long totalMs = 0;
-    for (JsonNode q : p.get("queries")) {
-      String name = q.get("name").asText();
-      jsc.setJobDescription("sql: " + name);
-      long t0 = System.nanoTime();
-      List<Row> rows = spark.sql(q.get("sql").asText()).collectAsList();
-      long ms = (System.nanoTime() - t0) / 1_000_000;
-      totalMs += ms;
-      ObjectNode qr = queries.addObject().put("name", name).put("ms", ms).put("rows", rows.size());
-      ArrayNode data = qr.putArray("data");
-      for (int i = 0; i < Math.min(maxRows, rows.size()); i++) {
-        ArrayNode row = data.addArray();
-        Row x = rows.get(i);
-        for (int c = 0; c < x.length(); c++) {
-          Object v = x.get(c);
-          if (v == null) {
-            row.addNull();
-          } else if (v instanceof BigDecimal) {
-            row.add(((BigDecimal) v).doubleValue());
-          } else if (v instanceof Number) {
-            row.add(((Number) v).doubleValue());
-          } else {
-            row.add(v.toString());
+    // The query sets were written for SQL that gives NULL on a division by zero (TPC-DS q12 divides by a window
+    // sum that can be 0), as DuckDB does and Spark did before ANSI mode became its default in 4.0: off for
+    // the queries, put back after (the application is shared with the study's other workloads).
+    String ansi = spark.conf().get("spark.sql.ansi.enabled", "true");
+    spark.conf().set("spark.sql.ansi.enabled", "false");
+    r.put("ansi", false);
+    try {
+      for (JsonNode q : p.get("queries")) {
+        String name = q.get("name").asText();
+        jsc.setJobDescription("sql: " + name);
+        long t0 = System.nanoTime();
+        List<Row> rows;
+        String retried = null;
+        long firstMs = 0;
+        try {
+          rows = spark.sql(q.get("sql").asText()).collectAsList();
+        } catch (Exception e) {
+          // the planner broadcasts a table whose Parquet is small but whose rows are not (TPC-DS's
+          // customer_demographics: 1.9 M rows at every scale); with a small driver that fails: run the query
+          // again without broadcast joins, and say so
+          if (!causedBy(e, "Not enough memory to build and broadcast")) {
+            throw e;
+          }
+          firstMs = (System.nanoTime() - t0) / 1_000_000;
+          retried = "without broadcast joins (the driver had too little memory to broadcast a table)";
+          String threshold = spark.conf().get("spark.sql.autoBroadcastJoinThreshold");
+          spark.conf().set("spark.sql.autoBroadcastJoinThreshold", "-1");
+          try {
+            rows = spark.sql(q.get("sql").asText()).collectAsList();
+          } finally {
+            spark.conf().set("spark.sql.autoBroadcastJoinThreshold", threshold);
+          }
+        }
+        long ms = (System.nanoTime() - t0) / 1_000_000;  // from the first submission: what the batch waited
+        totalMs += ms;
+        ObjectNode qr = queries.addObject().put("name", name).put("ms", ms).put("rows", rows.size());
+        if (retried != null) {
+          qr.put("retried", retried).put("first_attempt_ms", firstMs);
+        }
+        ArrayNode data = qr.putArray("data");
+        for (int i = 0; i < Math.min(maxRows, rows.size()); i++) {
+          ArrayNode row = data.addArray();
+          Row x = rows.get(i);
+          for (int c = 0; c < x.length(); c++) {
+            Object v = x.get(c);
+            if (v == null) {
+              row.addNull();
+            } else if (v instanceof BigDecimal) {
+              row.add(((BigDecimal) v).doubleValue());
+            } else if (v instanceof Number) {
+              row.add(((Number) v).doubleValue());
+            } else {
+              row.add(v.toString());
+            }
           }
         }
       }
+    } finally {
+      spark.conf().set("spark.sql.ansi.enabled", ansi);
     }
     r.put("queries_ms", totalMs);
     return r;
+  }
+
+  private static boolean causedBy(Throwable e, String words) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      if (String.valueOf(t.getMessage()).contains(words)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Copies a local directory tree (the generator's Parquet files) to the storage under test, from the driver. */
