@@ -311,7 +311,7 @@ name = "wordcount"
     from tierbench.spec import load_spec
 
     written = HadoopFs.for_config(load_spec(spec).storage[0]).list_tree("s3a://tierbench/hadoop-magic")
-    assert any("/io_data/" in p for p in written) and any("/wordcount/part-r-00000" in p for p in written), written
+    assert any("/io_data/" in p for p in written) and any(p.endswith("/wordcount-output/part-r-00000") for p in written), written
     assert {r["engine_kind"] for r in recs} == {"hadoop"}
     for c in ("magic",):
         mine = {r["workload"]: r for r in recs if r["config"] == c}

@@ -186,6 +186,29 @@ def test_report_has_the_sql_table(study):
     assert "## SQL queries" in md and "same answer" in md
 
 
+def test_sqlgen_generates_each_part_on_an_executor_and_the_tables_equal_one_hosts(run_job, tmp_path):
+    """Sql.generate: 2 tasks, each tpcgen-cli's part k of 2 written straight to the table's directory; the large
+    table (customer_demographics, 1.9 M rows at any scale) arrives as two files, and every table holds the same
+    rows as tpcgen-cli's whole output on one host (DuckDB counts and sums them)."""
+    import duckdb
+
+    from tierbench.workloads import sql
+
+    targets = {t: f"file://{tmp_path / 'store' / t}" for t in sql.TABLES["tpcds"]}
+    out = run_job("Sql.generate", generator=sql.tpcgen(), benchmark="tpcds", scale="0.01", parts=2, compression="SNAPPY",
+                  scratch=str(tmp_path / "scratch"), targets=targets)
+    assert out["tasks"] == 2 and out["files"] == len(targets) + 1
+    assert sorted(p.name for p in (tmp_path / "store" / "customer_demographics").glob("*.parquet")) == [
+        "customer_demographics.1.parquet", "customer_demographics.2.parquet"]
+    assert not any((tmp_path / "scratch").iterdir())  # each task removed its part
+    whole = sql.generate("tpcds", 0.01, 1, "snappy", tmp_path / "one-host")
+    con = duckdb.connect()
+    for t in ("customer_demographics", "store_sales", "item"):
+        q = "select count(*), sum(hash(t)) from read_parquet('{}/*.parquet') t"
+        assert con.sql(q.format(tmp_path / "store" / t)).fetchall() == con.sql(q.format(whole[t])).fetchall(), t
+    assert out["bytes_written"] == sum(f.stat().st_size for f in (tmp_path / "store").rglob("*.parquet"))
+
+
 def test_all_99_tpcds_queries_run_on_spark_and_agree_with_duckdb(run_job, spark, tmp_path):
     """The study's query set: every TPC-DS query on Spark SQL over tpcgen-cli's Parquet, each answer equal to
     DuckDB's on the same files. With this session's 1 GB driver the planner's broadcast of customer_demographics

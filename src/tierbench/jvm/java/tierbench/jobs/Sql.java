@@ -3,13 +3,22 @@ package tierbench.jobs;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import java.io.File;
+import java.io.IOException;
 import java.math.BigDecimal;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.FileUtil;
 import org.apache.hadoop.fs.Path;
+import org.apache.spark.SerializableWritable;
+import org.apache.spark.TaskContext;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
@@ -120,20 +129,100 @@ final class Sql {
     return false;
   }
 
-  /** Copies a local directory tree (the generator's Parquet files) to the storage under test, from the driver. */
-  static ObjectNode upload(JavaSparkContext jsc, JsonNode p) throws Exception {
-    Configuration conf = jsc.hadoopConfiguration();
+  /**
+   * Generates the tables on the executors: task k runs tpcgen-cli for part k of `parts` (dsdgen's and dbgen's
+   * -child k: the rows of that part only; tables too small to split are all in part 1) into a directory of its
+   * own, then copies what it wrote straight to the table's directory on the storage under test and deletes it.
+   * No host holds more than its parts, so the scale is not bounded by the driver's disk.
+   */
+  static ObjectNode generate(JavaSparkContext jsc, JsonNode p) throws Exception {
+    final String[] command = {p.get("generator").asText(), p.get("benchmark").asText(), "parquet", "-s",
+        p.get("scale").asText(), "--compression", p.get("compression").asText(), "-n", "1"};
+    final int parts = p.get("parts").asInt();
+    final String scratch = p.get("scratch").asText();
+    final HashMap<String, String> targets = new HashMap<>();
+    for (Iterator<Map.Entry<String, JsonNode>> it = p.get("targets").fields(); it.hasNext(); ) {
+      Map.Entry<String, JsonNode> t = it.next();
+      targets.put(t.getKey(), t.getValue().asText());
+    }
+    final SerializableWritable<Configuration> conf = new SerializableWritable<>(jsc.hadoopConfiguration());
+    for (String uri : targets.values()) {  // left by an interrupted attempt
+      Path dst = new Path(uri);
+      dst.getFileSystem(conf.value()).delete(dst, true);
+    }
+    jsc.setJobDescription("sqlgen: " + parts + " parts generated on the executors");
+    List<long[]> perTask = jsc.parallelize(Jobs.taskIds(parts), parts).map(i -> {
+      String host = java.net.InetAddress.getLocalHost().getHostName();
+      File local = new File(scratch, "part-" + (i + 1) + "-attempt-" + TaskContext.get().attemptNumber());
+      deleteTree(local);
+      if (!local.mkdirs()) {
+        throw new IOException("sqlgen: cannot create " + local + " on " + host);
+      }
+      List<String> cmd = new ArrayList<>(Arrays.asList(command));
+      cmd.addAll(Arrays.asList("--parts", String.valueOf(parts), "--part", String.valueOf(i + 1),
+          "--output-dir", local.getPath()));
+      long t0 = System.nanoTime();
+      Process proc;
+      try {
+        proc = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+      } catch (IOException e) {
+        throw new IOException("sqlgen: cannot run " + command[0] + " on " + host + " (tierbench's setup installs "
+            + "tpcgen-cli beside it; on a cluster it must be at the same path on every node): " + e.getMessage());
+      }
+      String out = new String(proc.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      int code = proc.waitFor();
+      if (code != 0) {
+        throw new IOException("sqlgen: tpcgen-cli part " + (i + 1) + " on " + host + " exited " + code + ": "
+            + out.substring(Math.max(0, out.length() - 400)).trim());
+      }
+      long genMs = (System.nanoTime() - t0) / 1_000_000;
+      long t1 = System.nanoTime();
+      long bytes = 0;
+      long files = 0;
+      FileSystem localFs = FileSystem.getLocal(conf.value());
+      File[] tables = local.listFiles();
+      for (File table : tables == null ? new File[0] : tables) {
+        File[] written = table.isDirectory() ? table.listFiles() : new File[] {table};
+        String name = table.isDirectory() ? table.getName() : table.getName().replaceFirst("\\..*$", "");
+        if (!targets.containsKey(name)) {
+          continue;  // dsdgen's dbgen_version: which generator made the data, not a table the queries read
+        }
+        for (File f : written == null ? new File[0] : written) {
+          Path dst = new Path(targets.get(name), f.getName());
+          FileUtil.copy(localFs, new Path(f.toURI()), dst.getFileSystem(conf.value()), dst, false, true, conf.value());
+          bytes += f.length();
+          files++;
+        }
+      }
+      long uploadMs = (System.nanoTime() - t1) / 1_000_000;
+      deleteTree(local);
+      return new long[] {bytes, genMs, uploadMs, files};
+    }).collect();
     ObjectNode r = Jobs.JSON.createObjectNode();
     long bytes = 0;
-    for (JsonNode pair : p.get("copies")) {
-      Path src = new Path(pair.get(0).asText());
-      Path dst = new Path(pair.get(1).asText());
-      dst.getFileSystem(conf).delete(dst, true);
-      FileUtil.copy(src.getFileSystem(conf), src, dst.getFileSystem(conf), dst, false, true, conf);
-      bytes += dst.getFileSystem(conf).getContentSummary(dst).getLength();
-      Durable.syncTree(conf, new String[] {dst.toString()}, true);  // FileUtil.copy does not sync
+    long genMs = 0;
+    long uploadMs = 0;
+    long files = 0;
+    for (long[] t : perTask) {
+      bytes += t[0];
+      genMs += t[1];
+      uploadMs += t[2];
+      files += t[3];
     }
-    r.put("bytes_written", bytes);
+    String[] dirs = targets.values().toArray(new String[0]);
+    Durable.syncTree(jsc.hadoopConfiguration(), dirs, true);  // FileUtil.copy does not sync
+    r.put("bytes_written", bytes).put("gen_task_ms", genMs).put("upload_task_ms", uploadMs).put("files", files)
+        .put("tasks", parts);
     return r;
+  }
+
+  private static void deleteTree(File f) {
+    File[] children = f.listFiles();
+    if (children != null) {
+      for (File c : children) {
+        deleteTree(c);
+      }
+    }
+    f.delete();
   }
 }
