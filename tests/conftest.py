@@ -63,14 +63,15 @@ name = "terasort"
 [[workloads]]
 name = "teravalidate"
 """
-SMALL_WORKLOADS = """
+DFSIO_SMALL = """
 [[workloads]]
 name = "dfsio-write"
 files = 2
 file_size = "2MB"
 [[workloads]]
 name = "dfsio-read"
-""" + TERA_SMALL
+"""
+SMALL_WORKLOADS = DFSIO_SMALL + TERA_SMALL
 
 
 # TeraGen of 64 MB in 2 files and the TeraSort of it: the durability and emulation studies' writers

@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from conftest import SMALL_WORKLOADS, TERA_SMALL, write_spec
+from conftest import DFSIO_SMALL, SMALL_WORKLOADS, TERA_SMALL, write_spec
 
 
 @pytest.fixture(scope="module")
@@ -282,13 +282,7 @@ def test_the_hadoop_engine_on_s3_sorts_through_s3as_magic_committer_and_runs_dfs
     d, endpoint, creds, _ = ceph
     for k, v in _env(creds).items():
         monkeypatch.setenv(k, v)
-    more = """
-[[workloads]]
-name = "dfsio-write"
-files = 2
-file_size = "2MB"
-[[workloads]]
-name = "dfsio-read"
+    more = DFSIO_SMALL + """
 [[workloads]]
 name = "textgen"
 size = "2MB"
