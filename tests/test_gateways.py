@@ -131,6 +131,17 @@ def test_haproxy_serves_through_as_many_gateways_as_set_and_counts_each(haproxy)
     assert "has 2 gateway server(s) (gw, gw2)" in str(e.value)
 
 
+def test_without_a_balancer_s3a_goes_to_the_first_gateway_haproxy_knows(haproxy, tmp_path):
+    admin, _, servers = haproxy
+    spec = _spec(tmp_path, f'balancer = "none", balancer_admin = "{admin.address}"')
+    settings = spec.storage[0].engine_settings()
+    assert settings["fs.s3a.endpoint"] == f"http://127.0.0.1:{servers[0].server_address[1]}"
+    run = spec.storage[0].type.gateways_for_run(spec.storage[0].store_conf)
+    run.apply()  # nothing to set: HAProxy is not in the way
+    run.start()
+    assert run.details() == {"balancer": "none", "serving": 1, "endpoint": f"127.0.0.1:{servers[0].server_address[1]}"}
+
+
 def test_an_admin_socket_that_does_not_answer_is_named(tmp_path):
     with pytest.raises(UserError) as e:
         HAProxyAdmin(str(tmp_path / "none.sock")).servers()
