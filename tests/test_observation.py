@@ -141,3 +141,13 @@ partitions = 2
     assert set(o.roles[data_dev]) == {"data"} and set(o.roles[inter_dev]) == {"intermediate"}
     html = (tmp_path / "res" / "report.html").read_text()
     assert "IO profile per phase" in html and f"{inter_dev} (intermediate)" in html
+
+
+def test_a_remote_store_is_not_said_to_lack_a_block_device():
+    """HDFS and S3 keep their data on the store's servers: their runs have no local data device by design, and
+    the report must not warn that reads cannot be checked; a local dir without a device still is warned of."""
+    from tierbench.analysis.observation import _read_note
+
+    assert _read_note({"storage": {"type": "s3"}}, [], [], 64.0) is None
+    assert _read_note({"storage": {"type": "hdfs"}}, [], [], 64.0) is None
+    assert "no block device" in _read_note({"storage": {"type": "local"}}, [], [], 64.0)
