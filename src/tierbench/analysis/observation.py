@@ -71,7 +71,10 @@ def _read_note(record, profile, data_devs, read_mb) -> str | None:
     if read_mb <= 0:
         return None
     if not data_devs:
-        if (record.get("storage") or {}).get("type") in ("hdfs", "s3"):
+        from ..storage.types import STORAGE_TYPES
+
+        kind = STORAGE_TYPES.get((record.get("storage") or {}).get("type"))
+        if kind is not None and kind.remote:
             return None  # the data lives on the store's servers, not in local directories: nothing to check here
         return "no block device behind the data directories (tmpfs, overlay or network): reads cannot be checked against a device"
     dev_read = device_mb(profile, data_devs, "read_mb")
