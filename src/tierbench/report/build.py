@@ -418,18 +418,23 @@ COMMIT_HEAD = ["workload", "config", "committer", "wall s (median)", "job commit
                "job commit share of wall"]
 
 
-def _commit_rows(runs, configs, workloads) -> list[list[str]]:
-    rows = []
+def _ok_runs_per_pair(runs, configs, workloads, having):
+    """(workload, config, its ok runs that have `having`) for each pair with any, workloads first."""
     for wl in workloads:
         for config in configs:
-            ok = [r for r in runs if r["status"] == "ok" and variant_of(r) == config and r["label"] == wl
-                  and (r["details"].get("commit") or {}).get("committer") not in (None, "none")]
-            if not ok:
-                continue
-            med = lambda k: statistics.median(r["metrics"][k] for r in ok)
-            wall = statistics.median(r["wall_s"] for r in ok)
-            rows.append([wl, config, ok[0]["details"]["commit"]["committer"], f"{wall:.2f}", f"{med('job_commit_s'):.3f}",
-                         f"{med('task_commit_s'):.3f}", f"{med('job_commit_s') / wall:.0%}" if wall else "–"])
+            ok = [r for r in runs if r["status"] == "ok" and variant_of(r) == config and r["label"] == wl and having(r)]
+            if ok:
+                yield wl, config, ok
+
+
+def _commit_rows(runs, configs, workloads) -> list[list[str]]:
+    rows = []
+    committed = lambda r: (r["details"].get("commit") or {}).get("committer") not in (None, "none")
+    for wl, config, ok in _ok_runs_per_pair(runs, configs, workloads, committed):
+        med = lambda k: statistics.median(r["metrics"][k] for r in ok)
+        wall = statistics.median(r["wall_s"] for r in ok)
+        rows.append([wl, config, ok[0]["details"]["commit"]["committer"], f"{wall:.2f}", f"{med('job_commit_s'):.3f}",
+                     f"{med('task_commit_s'):.3f}", f"{med('job_commit_s') / wall:.0%}" if wall else "–"])
     return rows
 
 
@@ -438,21 +443,16 @@ GATEWAY_HEAD = ["workload", "config", "balancer", "gateways serving", "requests 
 
 def _gateway_rows(runs, configs, workloads) -> list[list[str]]:
     rows = []
-    for wl in workloads:
-        for config in configs:
-            ok = [r for r in runs if r["status"] == "ok" and variant_of(r) == config and r["label"] == wl
-                  and r["details"].get("gateways")]
-            if not ok:
-                continue
-            g = ok[0]["details"]["gateways"]
-            requests: dict[str, int] = {}
-            for r in ok:
-                for name, n in (r["details"]["gateways"].get("requests") or {}).items():
-                    requests[name] = requests.get(name, 0) + n
-            spread = ", ".join(f"{name} {n}" for name, n in requests.items()) or g.get("endpoint", "–")
-            mbps = [r["metrics"]["throughput_mb_s"] for r in ok if r["metrics"].get("throughput_mb_s")]
-            rows.append([wl, config, g["balancer"], str(g["serving"]), spread, f"{statistics.median(runtime_of(r) for r in ok):.2f}",
-                         f"{statistics.median(mbps):.1f}" if mbps else "–"])
+    for wl, config, ok in _ok_runs_per_pair(runs, configs, workloads, lambda r: r["details"].get("gateways")):
+        g = ok[0]["details"]["gateways"]
+        requests: dict[str, int] = {}
+        for r in ok:
+            for name, n in (r["details"]["gateways"].get("requests") or {}).items():
+                requests[name] = requests.get(name, 0) + n
+        spread = ", ".join(f"{name} {n}" for name, n in requests.items()) or g.get("endpoint", "–")
+        mbps = [r["metrics"]["throughput_mb_s"] for r in ok if r["metrics"].get("throughput_mb_s")]
+        rows.append([wl, config, g["balancer"], str(g["serving"]), spread, f"{statistics.median(runtime_of(r) for r in ok):.2f}",
+                     f"{statistics.median(mbps):.1f}" if mbps else "–"])
     return rows
 
 
