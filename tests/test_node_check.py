@@ -29,7 +29,8 @@ GOOD = {"hostname": "n1", "swappiness": "1", "nofile": "65536", "thp_enabled": "
 def test_a_node_set_as_the_studies_advise_passes_everything():
     checks = check_node("n1", GOOD, networked=True)
     assert {c.status for c in checks} == {"pass"}
-    assert set(by_name(checks)) == {"swappiness", "open-file limit", "transparent huge pages", "CPU governor", "NIC speed",
+    assert set(by_name(checks)) == {"swappiness", "open-file limit", "transparent huge pages", "free page reporting",
+                                    "CPU governor", "NIC speed",
                                     "MTU", "noatime", "IO scheduler", "readahead", "4K partition alignment"}
 
 
@@ -42,6 +43,11 @@ def test_a_node_set_as_the_studies_advise_passes_everything():
     ({"nic_mtu": "1500"}, "MTU", "warn", "mtu 9000"),
     ({"nic_speed": "-1"}, "NIC speed", "n/a", ""),
     ({"governors": ""}, "CPU governor", "n/a", ""),
+    ({"balloon_reporting": "1", "page_reporting_order": "9", "buddy_max_order": "10"}, "free page reporting", "warn",
+     "echo 11 > /sys/module/page_reporting/parameters/page_reporting_order"),
+    ({"balloon_reporting": "1", "page_reporting_order": "11", "buddy_max_order": "10"}, "free page reporting", "pass", ""),
+    ({"balloon_reporting": "1", "page_reporting_order": ""}, "free page reporting", "n/a", ""),
+    ({"balloon_reporting": "0", "page_reporting_order": "9", "buddy_max_order": "10"}, "free page reporting", "pass", ""),
 ])
 def test_each_node_setting_off_the_advice_says_so_with_its_fix(change, name, status, in_fix):
     c = by_name(check_node("n1", {**GOOD, **change}, networked=True))[name]
@@ -79,6 +85,10 @@ def test_facts_of_this_machine_are_what_the_kernel_says(tmp_path):
     f = local_facts([str(tmp_path), str(tmp_path / "not" / "made" / "yet")])
     assert f["swappiness"] == Path("/proc/sys/vm/swappiness").read_text().strip()
     assert int(f["nofile"]) > 0
+    assert int(f["buddy_max_order"]) == len(Path("/proc/buddyinfo").read_text().splitlines()[0].split()) - 5
+    order = Path("/sys/module/page_reporting/parameters/page_reporting_order")
+    assert f["page_reporting_order"] == (order.read_text().strip() if order.exists() else "")
+    assert f["balloon_reporting"] in ("", "0", "1")
     here, later = f["dirs"]
     from tierbench.sampling.devices import mount_of
 

@@ -16,6 +16,14 @@ say swappiness "$(cat /proc/sys/vm/swappiness 2>/dev/null)"
 say nofile "$(ulimit -n 2>/dev/null)"
 say thp_enabled "$(cat /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null)"
 say thp_defrag "$(cat /sys/kernel/mm/transparent_hugepage/defrag 2>/dev/null)"
+say page_reporting_order "$(cat /sys/module/page_reporting/parameters/page_reporting_order 2>/dev/null)"
+say buddy_max_order "$(awk 'NR == 1 { print NF - 5 }' /proc/buddyinfo 2>/dev/null)"
+# virtio-balloon (device 0x0005) with free page reporting negotiated: feature bit 5, the 6th character
+balloon=""
+for v in /sys/bus/virtio/devices/*; do
+  [ "$(cat "$v/device" 2>/dev/null)" = "0x0005" ] && balloon=$(cut -c6 "$v/features" 2>/dev/null)
+done
+say balloon_reporting "$balloon"
 govs=""
 for g in /sys/devices/system/cpu/cpu[0-9]*/cpufreq/scaling_governor; do
   [ -r "$g" ] && govs="$govs $(cat "$g")"
