@@ -18,8 +18,8 @@ shuffle files too: engines/spark.py's DURABLE_CONF), as a durable study runs it.
   memory    the GB/s at which this machine first touches fresh memory, and per TeraSort the pages the kernel
             handed out (page cache, heap) and its kernel CPU seconds: where a VM returns freed memory to
             its host (virtio-balloon free page reporting), each fresh page costs a host fault, a cost no device
-            ceiling shows and one that grows faster than the data. As root the bench turns reporting off for
-            its run and sets it back after (--vm-as-is: leave it): 8 GB TeraSort 44 s instead of 61 s here
+            ceiling shows and one that grows faster than the data. As root every bench turns reporting off for
+            its run and sets it back after (TIERBENCH_VM_AS_IS=1: leave it): 8 GB TeraSort 44 s, not 61 s, here
 
 Goals (issue 20): TeraSort within 1.5x of the bound at 2 GB and 8 GB; seconds per GB at 8 GB within 15%
 of those at 1 GB.
@@ -40,8 +40,8 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from tierbench.host_memory import first_touch_gb_s, freed_pages_kept  # noqa: E402
-from common import drop_caches, fio, run_on_emulated_device, spark_session, timed_hadoop, timed_job  # noqa: E402
+from tierbench.host_memory import first_touch_gb_s  # noqa: E402
+from common import drop_caches, fio, run_main, run_on_emulated_device, spark_session, timed_hadoop, timed_job  # noqa: E402
 
 from tierbench.engines.spark import DURABLE_CONF  # noqa: E402
 from tierbench.units import MB, format_size, parse_size  # noqa: E402
@@ -80,24 +80,12 @@ def main() -> int:
     ap.add_argument("--profile", action="store_true", help="JFR CPU profile of the TeraSort at --peers-at")
     ap.add_argument("--emulate", metavar="PROFILE", help="run on an emulated device of this profile (hdd, sata-ssd, "
                     "nvme: storage/emulation.py); --dir is then ignored")
-    ap.add_argument("--vm-as-is", action="store_true", help="leave a VM's free page reporting as it is (by default, as "
-                    "root, it is turned off for the run and set back after: tierbench/host_memory.py)")
     ap.add_argument("--against-emulated", metavar="NAME", help=argparse.SUPPRESS)  # --emulate's child
     args = ap.parse_args()
-    if args.vm_as_is:
-        return run(args)
-    with freed_pages_kept() as done:  # the emulated run's child finds it off already
-        if done:
-            print(done, flush=True)
-        return run(args)
-
-
-def run(args) -> int:
     if args.emulate:
         need = 3 * max(parse_size(x) for x in args.sizes.split(",") if x) + (3 << 30)  # input, shuffle, output; fio
         argv = ["--sizes", args.sizes, "--peers-at", args.peers_at, "--driver-memory", args.driver_memory]
-        return run_on_emulated_device(__file__, args.emulate, need, argv + (["--profile"] if args.profile else [])
-                                      + (["--vm-as-is"] if args.vm_as_is else []))
+        return run_on_emulated_device(__file__, args.emulate, need, argv + (["--profile"] if args.profile else []))
     sizes = [parse_size(s) for s in args.sizes.split(",") if s]
     peers_at = parse_size(args.peers_at) if args.peers_at else None
     root = Path(args.dir) / "tierbench-bench-bound"  # ours alone: deleted at the end
@@ -241,4 +229,4 @@ def print_profile(path: Path, top: int = 15) -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_main(main))

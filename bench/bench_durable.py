@@ -28,10 +28,10 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from common import drop_caches, fio, run_on_emulated_device, spark_session  # noqa: E402
+from common import drop_caches, fio, run_main, run_on_emulated_device, spark_session  # noqa: E402
 
 from tierbench.storage import emulation  # noqa: E402
-from tierbench.units import MB, parse_size  # noqa: E402
+from tierbench.units import parse_size  # noqa: E402
 from tierbench.workloads.dfsio import dfsio_figures  # noqa: E402
 
 
@@ -119,4 +119,4 @@ def measure(args, profile=None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_main(main))

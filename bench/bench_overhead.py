@@ -28,6 +28,9 @@ import tomllib
 from importlib import resources
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).parent))
+from common import run_main  # noqa: E402
+
 WAYS = {"kept": None, "one": 0}  # keep_alive_memory: None = the default
 
 
@@ -110,4 +113,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_main(main))

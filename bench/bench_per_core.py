@@ -22,7 +22,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from common import fio  # noqa: E402
+from common import fio, run_main  # noqa: E402
 
 from tierbench.analysis.stats import engine_cores  # noqa: E402
 from tierbench.units import parse_size  # noqa: E402
@@ -108,4 +108,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_main(main))

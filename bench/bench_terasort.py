@@ -20,7 +20,7 @@ import sys
 import time
 from pathlib import Path
 
-from common import drop_caches, spark_session, timed_job
+from common import drop_caches, run_main, spark_session, timed_job
 
 
 def main() -> int:
@@ -90,4 +90,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_main(main))

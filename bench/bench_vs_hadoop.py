@@ -18,7 +18,7 @@ import statistics
 import sys
 from pathlib import Path
 
-from common import spark_session, timed_hadoop, timed_job
+from common import run_main, spark_session, timed_hadoop, timed_job
 
 
 def main() -> int:
@@ -67,4 +67,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_main(main))

@@ -121,3 +121,17 @@ def run_on_emulated_device(script: str, profile: str, size_bytes: int, argv: lis
         return subprocess.run([sys.executable, script, "--dir", dev.mount, *argv, "--against-emulated", name]).returncode
     finally:
         emulation.down(name)
+
+
+def run_main(main) -> int:
+    """A bench's main, on a VM with free page reporting off for its run and set back after (as root, where it is on:
+    tierbench/host_memory.py): otherwise each page a JVM or the page cache takes anew is a host fault too, a cost of
+    the VM that grows faster than the data. TIERBENCH_VM_AS_IS=1 leaves the VM as it is."""
+    from tierbench.host_memory import freed_pages_kept
+
+    if os.environ.get("TIERBENCH_VM_AS_IS"):
+        return main()
+    with freed_pages_kept() as done:  # a child on an emulated device finds it off already
+        if done:
+            print(done, flush=True)
+        return main()
