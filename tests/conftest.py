@@ -11,7 +11,8 @@ import pytest
 
 os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
 
-# The end-to-end layer (`pytest -m e2e`): tests that start a JVM (Spark, Hadoop's jobs, HDFS, YARN, Ceph).
+# The end-to-end layer (`pytest -m e2e`): tests that start a JVM (Spark, Hadoop's jobs, HDFS, YARN, Ceph), and one long
+# headless-browser run.
 # A test is e2e when it uses one of these fixtures, or says so with @pytest.mark.e2e; everything else is the
 # fast layer (`pytest -m "not e2e"`: no JVM, under 2 minutes).
 E2E_FIXTURES = {"spark", "run_job", "study", "hdfs", "hdfs_uri", "ceph", "yarn", "standalone", "tera", "two_loop_devices"}

@@ -112,6 +112,7 @@ def test_overlap_check_sees_overlapping_labels():
     assert overlapping_labels(figs) == [("f", "a", "b", 5, 5)]
 
 
+@pytest.mark.e2e  # no JVM, but a 23 s browser run: the fast layer keeps the 3 s render test above
 def test_ten_configurations_render_with_no_overlapping_labels(tmp_path):
     """The Cloudera example as run here (10 variants: 5 storage layouts x intermediate compression on/off, 8
     workloads, 160 runs): every chart as Chromium lays it out, no two texts of a chart on top of each other."""

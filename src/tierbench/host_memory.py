@@ -45,11 +45,11 @@ def reporting_on() -> bool:
         return False
 
 
-def first_touch_gb_s(gb: int = 2) -> float:
+def first_touch_gb_s(gb: float = 2) -> float:
     """GB/s at which this process takes fresh memory: a NumPy array, which asks for transparent huge pages, so the
     guest's own faults are few and what is left is the host's (where it took the pages back)."""
     t = time.perf_counter()
-    a = np.ones(gb * GiB, dtype=np.uint8)
+    a = np.ones(int(gb * GiB), dtype=np.uint8)
     rate = gb / (time.perf_counter() - t)
     del a
     return rate
