@@ -3,17 +3,32 @@ package tierbench.jobs;
 import java.util.Arrays;
 
 /**
- * Orders the rows of one TeraSort reduce partition by their 10-byte keys. Each row becomes one long: the
- * key's bits that differ within the partition (a range partition: its keys share their top bits) above the
- * row's index, radix-sorted on the key bits -- one array read in sequence, no indirection (an LSD radix sort
- * of row indexes, reading keys[idx[i]] at random in four passes, was 19% of TeraSort's CPU). Rows whose packed
- * key bits tie are put in full 10-byte key order; ties are rare (about n^2 / 2^(64 - index bits) pairs).
+ * Orders the rows of one TeraSort reduce partition by their 10-byte keys, where the shuffle left them: in chunks of
+ * whole rows (gathering them into one array first copied every byte once more). A row is named by its slot, its
+ * chunk's index x chunkRows + its row within the chunk. Each row becomes one long: the key's bits that differ
+ * within the partition (a range partition: its keys share their top bits) above the row's slot, radix-sorted on the
+ * key bits -- one array read in sequence, no indirection (an LSD radix sort of row indexes, reading keys[idx[i]] at
+ * random in four passes, was 19% of TeraSort's CPU). Rows whose packed key bits tie are put in full 10-byte key
+ * order; ties are rare (about n^2 / 2^(64 - slot bits) pairs).
  */
 final class PackedKeySort {
   private PackedKeySort() {}
 
-  /** Row indexes 0..n-1 of `rows` (n rows of TeraRows.ROW bytes) in key order. */
-  static int[] order(byte[] rows, int n) {
+  /** The slots of the rows of `chunks` (each at most chunkRows whole rows of TeraRows.ROW bytes) in key order. */
+  static int[] order(byte[][] chunks, int chunkRows) {
+    long slots = (long) chunks.length * chunkRows;
+    if (slots > Integer.MAX_VALUE) {
+      throw new IllegalArgumentException(chunks.length + " chunks of " + chunkRows + " rows: more slots than an int "
+          + "names; set the terasort `partitions` parameter higher");
+    }
+    int n = 0;
+    for (byte[] c : chunks) {
+      if (c.length % TeraRows.ROW != 0 || c.length > chunkRows * TeraRows.ROW) {
+        throw new IllegalArgumentException("a chunk of " + c.length + " bytes: not whole rows, or more than "
+            + chunkRows + " of them");
+      }
+      n += c.length / TeraRows.ROW;
+    }
     int[] order = new int[n];
     if (n == 0) {
       return order;
@@ -21,34 +36,42 @@ final class PackedKeySort {
     long[] keys = new long[n];
     long min = Long.MAX_VALUE;
     long max = Long.MIN_VALUE;
-    for (int i = 0; i < n; i++) {
-      long k = TeraRows.sortPrefix(rows, i * TeraRows.ROW); // signed order = the bytes' unsigned order
-      keys[i] = k;
-      min = Math.min(min, k);
-      max = Math.max(max, k);
+    int i = 0;
+    for (byte[] c : chunks) {
+      for (int off = 0; off < c.length; off += TeraRows.ROW) {
+        long k = TeraRows.sortPrefix(c, off); // signed order = the bytes' unsigned order
+        keys[i++] = k;
+        min = Math.min(min, k);
+        max = Math.max(max, k);
+      }
     }
-    int indexBits = 64 - Long.numberOfLeadingZeros(Math.max(1, n - 1));
+    int slotBits = 64 - Long.numberOfLeadingZeros(Math.max(1, slots - 1));
     long span = max - min; // unsigned: the partition's key range
     int spanBits = 64 - Long.numberOfLeadingZeros(span);
-    int shift = Math.max(0, spanBits - (63 - indexBits)); // key bits dropped so that key and index fit 63 bits
-    for (int i = 0; i < n; i++) {
-      keys[i] = (((keys[i] - min) >>> shift) << indexBits) | i;
+    int shift = Math.max(0, spanBits - (63 - slotBits)); // key bits dropped so that key and slot fit 63 bits
+    i = 0;
+    for (int c = 0; c < chunks.length; c++) {
+      int rows = chunks[c].length / TeraRows.ROW;
+      int base = c * chunkRows;
+      for (int r = 0; r < rows; r++, i++) {
+        keys[i] = (((keys[i] - min) >>> shift) << slotBits) | (base + r);
+      }
     }
-    keys = radixSort(keys, indexBits, 63 - indexBits);
-    long indexMask = (1L << indexBits) - 1;
-    for (int i = 0; i < n; i++) {
-      order[i] = (int) (keys[i] & indexMask);
+    keys = radixSort(keys, slotBits, 63 - slotBits);
+    long slotMask = (1L << slotBits) - 1;
+    for (i = 0; i < n; i++) {
+      order[i] = (int) (keys[i] & slotMask);
     }
     // rows whose packed key bits tie (the dropped low bits, or the last 2 key bytes) in full key order
-    int i = 0;
+    i = 0;
     while (i < n) {
       int j = i + 1;
-      long packed = keys[i] >>> indexBits;
-      while (j < n && (keys[j] >>> indexBits) == packed) {
+      long packed = keys[i] >>> slotBits;
+      while (j < n && (keys[j] >>> slotBits) == packed) {
         j++;
       }
       if (j - i > 1) {
-        sortTied(rows, order, i, j);
+        sortTied(chunks, chunkRows, order, i, j);
       }
       i = j;
     }
@@ -88,12 +111,13 @@ final class PackedKeySort {
     return a;
   }
 
-  private static void sortTied(byte[] rows, int[] order, int from, int to) {
+  private static void sortTied(byte[][] chunks, int chunkRows, int[] order, int from, int to) {
     Integer[] run = new Integer[to - from];
     for (int k = from; k < to; k++) {
       run[k - from] = order[k];
     }
-    Arrays.sort(run, (a, b) -> TeraRows.compareKeys(rows, a * TeraRows.ROW, rows, b * TeraRows.ROW));
+    Arrays.sort(run, (a, b) -> TeraRows.compareKeys(chunks[a / chunkRows], (a % chunkRows) * TeraRows.ROW,
+        chunks[b / chunkRows], (b % chunkRows) * TeraRows.ROW));
     for (int k = from; k < to; k++) {
       order[k] = run[k - from];
     }

@@ -85,12 +85,14 @@ public final class TeraRows {
     return sortPrefix(row, 0);
   }
 
+  // one big-endian 8-byte load: C2 (JDK 17) does not merge a loop of byte loads, and TeraSort reads a prefix per
+  // row in its map (the range lookup) and its reduce (the sort): half the time of the loop in a microbenchmark
+  private static final java.lang.invoke.VarHandle BIG_ENDIAN_LONG =
+      java.lang.invoke.MethodHandles.byteArrayViewVarHandle(long[].class, java.nio.ByteOrder.BIG_ENDIAN);
+
+  /** The key's first 8 bytes as a long whose signed order is the bytes' unsigned order. */
   public static long sortPrefix(byte[] buf, int off) {
-    long v = 0;
-    for (int i = 0; i < 8; i++) {
-      v = (v << 8) | (buf[off + i] & 0xff);
-    }
-    return v ^ Long.MIN_VALUE;
+    return ((long) BIG_ENDIAN_LONG.get(buf, off)) ^ Long.MIN_VALUE;
   }
 
   public static int compareKeys(byte[] a, int aOff, byte[] b, int bOff) {

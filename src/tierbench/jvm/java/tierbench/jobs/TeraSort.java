@@ -2,7 +2,6 @@ package tierbench.jobs;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.util.ArrayList;
@@ -22,9 +21,9 @@ import scala.Tuple2;
 /**
  * TeraSort: sample keys, range-partition, sort, write. Map tasks route rows
  * to key ranges and ship them as 256 KB chunks of raw rows (a few records per
- * task instead of one object per row); each reduce task gathers its range
- * into one array and orders its rows by key (PackedKeySort). A reduce
- * partition must fit in one array (< 2 GB).
+ * task instead of one object per row); each reduce task orders its range's
+ * rows by key where they arrived, in their chunks (PackedKeySort), and writes
+ * them in that order.
  */
 final class TeraSort {
   private TeraSort() {}
@@ -154,36 +153,37 @@ final class TeraSort {
     // map: route each row to its range; ship rows in chunks of raw bytes, not one object per row
     JavaPairRDD<Integer, byte[]> chunks = jsc.parallelize(splits, Math.max(1, splits.size()))
         .flatMapToPair(s -> new RoutedChunks(taskConf.value().value(), s, ranges, chunkBytes, phases));
-    // reduce: gather a range's rows into one array, radix-sort row indexes by key prefix, write
+    // reduce: order a range's rows by key prefix in their chunks (radix sort), write them in that order
     List<long[]> written = chunks.partitionBy(new IdentityPartitioner(ranges.numPartitions()))
         .mapPartitionsWithIndex((part, it) -> {
           long fetchStart = System.currentTimeMillis();
           List<byte[]> got = new ArrayList<>();
-          long total = 0;
           while (it.hasNext()) {
-            byte[] c = it.next()._2;
-            got.add(c);
-            total += c.length;
+            got.add(it.next()._2);
           }
-          if (total > Integer.MAX_VALUE - 1024) {
-            throw new IOException("partition " + part + " holds " + total + " bytes, more than one array can: "
-                + "set the terasort `partitions` parameter higher");
-          }
-          byte[] rows = new byte[(int) total];
-          int pos = 0;
-          for (byte[] c : got) {
-            System.arraycopy(c, 0, rows, pos, c.length);
-            pos += c.length;
-          }
+          byte[][] arrived = got.toArray(new byte[0][]);
           got.clear();
           long fetchEnd = System.currentTimeMillis();
-          int n = (int) (total / TeraRows.ROW);
-          int[] order = PackedKeySort.order(rows, n);
+          int[] order = PackedKeySort.order(arrived, CHUNK_ROWS);
+          int n = order.length;
           long t0 = System.nanoTime();
           OutputCommit.Task task = commit.task(taskConf.value().value(), part, TaskContext.get().attemptNumber());
-          try (OutputStream os = new BufferedOutputStream(Durable.create(taskConf.value().value(), task.path), 1 << 20)) {
+          // the rows in key order, copied from their chunks into one buffer written whole: a write per row
+          // through a BufferedOutputStream (synchronized) cost more than the copy
+          byte[] buf = new byte[OUTPUT_ROWS * TeraRows.ROW];
+          try (OutputStream os = Durable.create(taskConf.value().value(), task.path, 1 << 20)) {
+            int fill = 0;
             for (int k = 0; k < n; k++) {
-              os.write(rows, order[k] * TeraRows.ROW, TeraRows.ROW);
+              int slot = order[k];
+              System.arraycopy(arrived[slot / CHUNK_ROWS], (slot % CHUNK_ROWS) * TeraRows.ROW, buf, fill, TeraRows.ROW);
+              fill += TeraRows.ROW;
+              if (fill == buf.length) {
+                os.write(buf, 0, fill);
+                fill = 0;
+              }
+            }
+            if (fill > 0) {
+              os.write(buf, 0, fill);
             }
           }
           long commitMs = task.commit();
@@ -217,6 +217,8 @@ final class TeraSort {
   }
 
   static final int BLOCK_ROWS = 10_000;
+  // rows per write of a reduce task's output (1 MB)
+  static final int OUTPUT_ROWS = 10_486;
   // 256 KB of rows per shuffled record: below half a G1 heap region (1 MB regions at the default 2 GB driver),
   // so a chunk is an ordinary young object; 4 MB chunks were "humongous", allocated in the old generation,
   // and set off concurrent marking cycles (15% of the CPU in libjvm)
