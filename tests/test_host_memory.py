@@ -52,3 +52,67 @@ def test_a_second_block_inside_the_first_changes_nothing(reporting_here):
 
 def test_first_touch_is_a_rate():
     assert host_memory.first_touch_gb_s(0.25) > 0.05
+
+
+# -- a study's free_page_reporting = "off" ------------------------------------------------------------------------
+
+def _spec(d: Path, reporting: str):
+    import tomllib
+
+    from fixtures.capture_job_results import TERA_TOML
+    from tierbench.spec import parse_spec
+
+    order_file = host_memory.ORDER
+    return parse_spec(tomllib.loads(f"""
+name = "vm"
+repeats = 1
+drop_caches = "never"
+free_page_reporting = "{reporting}"
+[sampling]
+enabled = false
+[storage.a]
+data = ["{d}/data"]
+setup = 'cat {order_file} >> {d}/seen'
+""" + TERA_TOML), "vm.toml", d)
+
+
+def test_a_bad_value_names_the_field_and_what_is_accepted(tmp_path):
+    from tierbench.errors import SpecError
+
+    with pytest.raises(SpecError) as e:
+        _spec(tmp_path, "sometimes")
+    assert e.value.field == "free_page_reporting" and '"off"' in e.value.problem and '"as-is"' in e.value.problem
+
+
+@pytest.mark.e2e  # no JVM, but the study takes the VM's free memory once (4-55 s)
+def test_a_study_asking_for_it_off_runs_with_it_off_and_sets_it_back(tmp_path, reporting_here):
+    import json
+
+    from tierbench.engines.fake import FakeEngine
+    from tierbench.runner import StudyRunner
+    from tierbench.store import ResultsDir
+
+    jobs = json.loads((Path(__file__).parent / "fixtures" / "job-results.json").read_text())
+    StudyRunner(_spec(tmp_path, "off"), tmp_path / "r", ["t"], engines={"spark": FakeEngine(jobs)}).run()
+    # the configuration's setup command, run by the study, saw reporting off; after the study it is as it was
+    assert (tmp_path / "seen").read_text().split() == [str(host_memory.max_order() + 1)]
+    assert host_memory.ORDER.read_text() == reporting_here
+    results = ResultsDir(tmp_path / "r")
+    assert f"page_reporting_order {reporting_here.strip()} -> " in results.study()["free_page_reporting"]
+    assert all(r["status"] == "ok" for r in results.records())
+
+
+def test_as_is_leaves_the_machine_alone(tmp_path):
+    import json
+
+    from tierbench.engines.fake import FakeEngine
+    from tierbench.runner import StudyRunner
+    from tierbench.store import ResultsDir
+
+    if not host_memory.ORDER.exists():
+        pytest.skip("no page_reporting module here: nothing a study could change")
+    before = host_memory.ORDER.read_text()
+    jobs = json.loads((Path(__file__).parent / "fixtures" / "job-results.json").read_text())
+    StudyRunner(_spec(tmp_path, "as-is"), tmp_path / "r", ["t"], engines={"spark": FakeEngine(jobs)}).run()
+    assert (tmp_path / "seen").read_text() == before and host_memory.ORDER.read_text() == before
+    assert "free_page_reporting" not in ResultsDir(tmp_path / "r").study()

@@ -3,7 +3,9 @@ moment it ends. When a (variant, repeat) group is complete and all its runs are 
 (only under tierbench's own roots); when the study is done, the roots are released.
 """
 
+import contextlib
 import json
+import os
 import re
 import sys
 from pathlib import Path
@@ -203,8 +205,30 @@ class StudyRunner:
             self.layout.unlock()
             self.results.unlock()
 
+    @contextlib.contextmanager
+    def _host_memory(self):
+        """free_page_reporting = "off": this machine's free page reporting off while the study runs (host_memory.py),
+        what was done kept in study.json. Cluster nodes are left as they are (`tierbench check` lists them)."""
+        if self.spec.free_page_reporting != "off":
+            yield
+            return
+        from .host_memory import freed_pages_kept, reporting_on
+
+        if reporting_on() and os.geteuid() != 0:
+            print("tierbench: warning: free_page_reporting = \"off\" needs root: this VM's free page reporting is left "
+                  "on", file=sys.stderr, flush=True)
+        with freed_pages_kept() as done:
+            said = done or "not in use here (no virtio balloon reporting free pages, or off already)"
+            print(f"tierbench: free page reporting: {said}", file=sys.stderr, flush=True)
+            self.results.update_study(free_page_reporting=said)
+            yield
+
     def _run(self, console) -> ResultsDir:
-        records = self.prepare()
+        records = self.prepare()  # (every check that can refuse the study first: the memory touch takes a while)
+        with self._host_memory():
+            return self._run_plan(records, console)
+
+    def _run_plan(self, records: list, console) -> ResultsDir:
         done = latest_ok(records)
         todo = [p for p in self.plan if p.key not in done]
         progress = StudyProgress(len(self.plan), len(self.plan) - len(todo), console)

@@ -61,7 +61,8 @@ def _free_page_reporting(node: str, facts: dict) -> Check:
                  f"every page the page cache or a JVM takes anew is then a fault on the host as well (0.4 GB/s instead "
                  f"of 7.8 GB/s measured on such a VM), a cost that grows faster than the data: echo {max_order + 1} > "
                  f"/sys/module/page_reporting/parameters/page_reporting_order (as root; the host then cannot reclaim what "
-                 f"this VM frees until it is set back to {order})")
+                 f"this VM frees until it is set back to {order}); or free_page_reporting = \"off\" in the spec: off while the "
+                 f"study runs, then set back")
 
 
 def check_node(node: str, facts: dict, networked: bool) -> list[Check]:

@@ -30,8 +30,11 @@ ENGINE_KINDS = ("spark", "hadoop")
 HADOOP_MODES = ("local", "yarn")
 DROP_CACHES = ("auto", "always", "never")
 DURABILITY = ("durable", "engine")  # durable: every write on the device before its task ends; engine: as the engine does it
+# "off": on a VM whose balloon hands freed pages to its host, that is turned off (as root) while the study runs and
+# set back after (host_memory.py); "as-is": the machine is left alone
+FREE_PAGE_REPORTING = ("as-is", "off")
 TOP_KEYS = ("name", "description", "repeats", "baseline", "drop_caches", "durability", "keep_data", "warm_up", "engine", "engines", "storage",
-            "workloads", "cost", "sampling", "probe", "cluster", "pipelines", "mix")
+            "workloads", "cost", "sampling", "probe", "cluster", "pipelines", "mix", "free_page_reporting")
 CLUSTER_KEYS = ("nodes", "ssh_config", "processes")
 SAMPLING_KEYS = ("enabled", "interval_s")
 PROBE_KEYS = ("enabled", "size", "runtime_s")
@@ -106,6 +109,7 @@ class Spec:
     # analysis only (spec/composites.py): workloads totalled as one job, and a weighted workload mix
     pipelines: tuple = ()  # {"name", "workloads": [labels]}
     mix: dict = field(default_factory=dict)  # label -> weight
+    free_page_reporting: str = "as-is"  # one of FREE_PAGE_REPORTING
 
     def config(self, name: str) -> StorageConfig:
         return next(c for c in self.storage if c.name == name)
@@ -131,6 +135,8 @@ class Spec:
                 c.pop("emulated", None)  # (as fingerprinted before devices could be emulated)
             for command in ("setup", "teardown"):  # how the cluster is prepared, not what runs: a fixed command
                 c.pop(command, None)  # may be resumed with (each run records what its setup did)
+        if d.get("free_page_reporting") == "as-is":
+            d.pop("free_page_reporting")  # (the default; as fingerprinted before the setting existed)
         if d.get("warm_up"):
             d.pop("warm_up")  # (the default; studies recorded before it existed differ in tool version, checked on resume)
         if d.get("durability") == "engine":
@@ -172,6 +178,10 @@ def parse_spec(raw: dict, source: str = "<spec>", base_dir: Path | None = None) 
     keep = raw.get("keep_data", False)
     if not isinstance(keep, bool):
         raise SpecError(src, "keep_data", f"expected true or false, got {keep!r}")
+    reporting = raw.get("free_page_reporting", "as-is")
+    if reporting not in FREE_PAGE_REPORTING:
+        raise SpecError(src, "free_page_reporting", f"expected \"off\" (on a VM that hands its freed memory to its host, "
+                        f"turned off while the study runs and set back after; needs root) or \"as-is\", got {reporting!r}")
     warm_up = raw.get("warm_up", True)
     if not isinstance(warm_up, bool):
         raise SpecError(src, "warm_up", f"expected true (each fresh engine application runs the workloads once at a "
@@ -311,7 +321,7 @@ def parse_spec(raw: dict, source: str = "<spec>", base_dir: Path | None = None) 
     return Spec(name, src, repeats, engines, tuple(storage), tuple(workloads), baseline, drop, keep,
                 str(raw.get("description", "")), cost, enabled, float(interval), bool(probe.get("enabled", True)),
                 probe_size, probe_rt, tuple(sweeps), durability, parse_cluster(src, raw.get("cluster"), base_dir), warm_up,
-                parse_pipelines(src, raw.get("pipelines"), wl_dicts), parse_mix(src, raw.get("mix"), wl_dicts))
+                parse_pipelines(src, raw.get("pipelines"), wl_dicts), parse_mix(src, raw.get("mix"), wl_dicts), reporting)
 
 
 def parse_cluster(src, raw, base_dir: Path) -> dict:
