@@ -129,8 +129,10 @@ def run_main(main) -> int:
     the VM that grows faster than the data. TIERBENCH_VM_AS_IS=1 leaves the VM as it is."""
     from tierbench.host_memory import freed_pages_kept
 
-    if os.environ.get("TIERBENCH_VM_AS_IS"):
-        return main()
+    import sys
+
+    if os.environ.get("TIERBENCH_VM_AS_IS") or {"-h", "--help"} & set(sys.argv[1:]):
+        return main()  # --help changes nothing on the machine
     with freed_pages_kept() as done:  # a child on an emulated device finds it off already
         if done:
             print(done, flush=True)
