@@ -11,7 +11,10 @@ shuffle files too: engines/spark.py's DURABLE_CONF), as a durable study runs it.
             overlapped (each phase the longer of its reads and its writes, where a device serves both at
             once, as an emulated one does) -- no job on this device can be faster
   curve     TeraGen then TeraSort at each of --sizes: seconds, seconds per GB, and the ratio to the bound
-  peers     at --peers-at, on the same rows: Hadoop 3.4.2's own TeraSort (LocalJobRunner, maps in parallel
+  peers     at --peers-at, on the same rows: the floor (PeerSorts.passThrough: TeraSort's bytes through TeraSort's
+            stack -- input reads, Spark's shuffle with its codec, durable output writes -- with no routing and no
+            sort: no TeraSort on this stack is faster, so TeraSort / floor is what tierbench's own work costs),
+            Hadoop 3.4.2's own TeraSort (LocalJobRunner, maps in parallel
             on every core, 256 MB sort buffer), an RDD sortByKey TeraSort (HiBench's shape:
             PeerSorts.java) and Spark's DataFrame sort (orderBy over Parquet of the same row count)
   --profile a JFR CPU profile of tierbench's TeraSort at --peers-at: the hottest frames, own and total
@@ -78,6 +81,8 @@ def main() -> int:
     ap.add_argument("--dir", default="/tmp", help="a directory on the device to measure")
     ap.add_argument("--driver-memory", default="8g")
     ap.add_argument("--profile", action="store_true", help="JFR CPU profile of the TeraSort at --peers-at")
+    ap.add_argument("--conf", action="append", default=[], metavar="KEY=VALUE",
+                    help="a Spark setting for the bench's application, e.g. spark.shuffle.compress=false (repeatable)")
     ap.add_argument("--emulate", metavar="PROFILE", help="run on an emulated device of this profile (hdd, sata-ssd, "
                     "nvme: storage/emulation.py); --dir is then ignored")
     ap.add_argument("--against-emulated", metavar="NAME", help=argparse.SUPPRESS)  # --emulate's child
@@ -85,6 +90,7 @@ def main() -> int:
     if args.emulate:
         need = 3 * max(parse_size(x) for x in args.sizes.split(",") if x) + (3 << 30)  # input, shuffle, output; fio
         argv = ["--sizes", args.sizes, "--peers-at", args.peers_at, "--driver-memory", args.driver_memory]
+        argv += [f"--conf={c}" for c in args.conf]
         return run_on_emulated_device(__file__, args.emulate, need, argv + (["--profile"] if args.profile else []))
     sizes = [parse_size(s) for s in args.sizes.split(",") if s]
     peers_at = parse_size(args.peers_at) if args.peers_at else None
@@ -110,6 +116,13 @@ def measure(args, root: Path, sizes: list[int], peers_at: int | None) -> int:
     print(f"{cores} cores; fio on {args.dir}: sequential write {write:.0f} MB/s (O_DIRECT, end_fsync), read {read:.0f} MB/s; "
           f"fresh memory first touched at {touch:.1f} GB/s", flush=True)
     conf = {k: v for k, v in DURABLE_CONF.items()}
+    for c in args.conf:
+        key, eq, value = c.partition("=")
+        if not eq or not key.startswith("spark."):
+            raise SystemExit(f"--conf {c!r}: expected spark.KEY=VALUE, e.g. spark.shuffle.compress=false")
+        conf[key] = value
+    if args.conf:
+        print("Spark settings beside the durable ones: " + ", ".join(args.conf))
     spark, jobs = spark_session("bench-bound", root, args.driver_memory, "local[*]", **conf)
     tb = lambda job, **p: timed_job(spark, jobs, job, **p)
     uri = lambda name: (root / name).as_uri()
@@ -142,7 +155,7 @@ def measure(args, root: Path, sizes: list[int], peers_at: int | None) -> int:
             print(f"{'':>8} (pages taken: {pages:.1f} GB at {touch:.1f} GB/s of first touch = {pages / touch:.1f} s of the "
                   f"{system:.1f} s of kernel CPU)")
         if size == peers_at:
-            peers(spark, jobs, root, rows, tasks, cores, sort_s)
+            peers(spark, jobs, root, rows, tasks, cores, sort_s, serial)
         if jfr:
             print_profile(jfr)
     spark.stop()
@@ -154,9 +167,13 @@ def measure(args, root: Path, sizes: list[int], peers_at: int | None) -> int:
     return 0
 
 
-def peers(spark, jobs, root: Path, rows: int, tasks: int, cores: int, tb_sort_s: float) -> None:
+def peers(spark, jobs, root: Path, rows: int, tasks: int, cores: int, tb_sort_s: float, bound: float) -> None:
     uri = lambda name: (root / name).as_uri()
     out = {}
+    shutil.rmtree(root / "floor", ignore_errors=True)
+    out["floor: same bytes and stack, no sort"], f = timed_job(spark, jobs, "PeerSorts.passThrough", input=[uri("tg")], output=[uri("floor")])
+    assert f["rows"] == rows, f
+    shutil.rmtree(root / "floor")
     shutil.rmtree(root / "rdd", ignore_errors=True)
     out["RDD sortByKey (HiBench's shape)"], _ = timed_job(spark, jobs, "PeerSorts.rddSortByKey", input=[uri("tg")], output=[uri("rdd")])
     _, v = timed_job(spark, jobs, "teravalidate", input=[uri("rdd")])
@@ -169,7 +186,10 @@ def peers(spark, jobs, root: Path, rows: int, tasks: int, cores: int, tb_sort_s:
     out["DataFrame sort (Parquet)"] = dataframe_sort(spark, root, rows, tasks)
     print(f"         peers on the same {rows:,} rows (tierbench's TeraSort: {tb_sort_s:.1f} s):")
     for name, s in out.items():
-        print(f"         {name:34s} {s:7.1f} s   {s / tb_sort_s:5.2f}x tierbench's")
+        print(f"         {name:38s} {s:7.1f} s   {s / tb_sort_s:5.2f}x tierbench's   {rows * 100 / MB / s / cores:5.0f} MB/s per core")
+    floor = next(iter(out.values()))
+    print(f"         the floor is {floor / bound:.2f}x the serial IO bound; tierbench's TeraSort is {floor / tb_sort_s:.0%} "
+          f"of the floor's speed (what is left, {tb_sort_s - floor:.1f} s, is its routing and sort)")
 
 
 def dataframe_sort(spark, root: Path, rows: int, tasks: int) -> float:

@@ -134,3 +134,11 @@ def test_a_fresh_applications_agents_are_awaited_until_the_clusters_every_execut
     Engine.node_agents.delay_s = 1.5
     obs = ClusterObservation(1.0)
     assert obs.await_agents(Engine(), timeout_s=10) == [] and set(obs.log.facts) == {"h1"}
+
+
+def test_a_run_whose_node_agent_was_lost_is_not_counted_as_observed_and_says_why(tmp_path):
+    rec = _record(tmp_path)
+    rec["nodes"]["b"]["lost"] = "agent or connection ended (ssh exit code 255): Connection reset"
+    observed = an.observed_nodes([rec, _record(tmp_path)])
+    assert observed["a"]["runs"] == 2 and observed["a"]["lost"] == set()
+    assert observed["b"]["runs"] == 1 and observed["b"]["lost"] == {rec["nodes"]["b"]["lost"]}

@@ -127,6 +127,33 @@ def test_a_node_whose_agent_dies_is_reported_not_waited_for(agents):
     assert wait_for(lambda: log.add_all(a.messages()), lambda: any(m.get("synced") for m in log.samples.get("node-a", [])), 5)
 
 
+def test_a_study_does_not_wait_out_its_timeouts_for_a_node_whose_agent_died(ssh_config, tmp_path):
+    """What the run lifecycle asks of its nodes, with node-b's agent killed: the page cache drop and the run's end
+    answer at once for node-a and say why node-b is missing, instead of waiting the whole 120 s and 60 s."""
+    from tierbench.sampling.nodes import ClusterObservation
+
+    obs = ClusterObservation(0.5, {"nodes": NODES, "ssh_config": ssh_config, "processes": "pytest"}, [str(tmp_path)])
+    try:
+        obs.start(None)
+        assert obs.drop_caches(None, timeout_s=20) == {n: {"ok": True, "error": None} for n in NODES}
+        victim = next(pid for pid, cmd in _agent_processes() if "--host node-b" in cmd and not cmd.startswith("ssh "))
+        os.kill(victim, 9)
+        assert wait_for(lambda: None, lambda: obs.lost(), 10)
+        t0 = time.time()
+        dropped = obs.drop_caches(None, timeout_s=60)
+        obs.start(None)
+        time.sleep(1.2)  # a run of a few samples
+        nodes = obs.stop(None, {"data": [str(tmp_path)]}, timeout_s=60)
+        assert time.time() - t0 < 10
+        assert dropped["node-a"]["ok"] and not dropped["node-b"]["ok"]
+        assert dropped["node-b"]["error"].startswith("its agent is gone: agent or connection ended"), dropped
+        assert "lost" not in nodes["node-a"] and nodes["node-b"]["lost"].startswith("agent or connection ended")
+        assert nodes["node-a"]["samples"] is not None
+    finally:
+        obs.close()
+    assert _no_agents_left() == []
+
+
 def test_stop_leaves_no_ssh_or_agent_behind(ssh_config, tmp_path):
     a = SshAgents(NODES, [str(tmp_path)], interval_s=0.5, ssh_config=ssh_config)
     a.start()

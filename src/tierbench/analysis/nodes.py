@@ -87,14 +87,18 @@ def slowest_node(rows: list[dict]) -> tuple[str, float] | None:
 
 def observed_nodes(runs: list[dict]) -> dict[str, dict]:
     """Every node any run observed: its agent, cores, RAM, where its data, intermediate and shuffle dirs are,
-    in how many runs it was observed and whether its page cache was dropped every time."""
+    in how many runs it was observed (a run whose node agent ended mid-way is not, and says why in `lost`) and
+    whether its page cache was dropped every time."""
     out: dict[str, dict] = {}
     for r in runs:
         dropped = r.get("details", {}).get("nodes_page_cache_dropped", {})
         for host, n in (r.get("nodes") or {}).items():
             o = out.setdefault(host, {"agent": n.get("agent"), "cores": n.get("cores"), "mem_bytes": n.get("mem_bytes"),
-                                      "devices": {}, "runs": 0, "dropped": 0, "drop_errors": set()})
-            o["runs"] += 1
+                                      "devices": {}, "runs": 0, "dropped": 0, "drop_errors": set(), "lost": set()})
+            if n.get("lost"):
+                o["lost"].add(n["lost"])
+            else:
+                o["runs"] += 1
             for role, devs in (n.get("devices") or {}).items():
                 o["devices"].setdefault(role, set()).update(devs)
             if dropped.get(host, {}).get("ok"):

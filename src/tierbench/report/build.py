@@ -486,7 +486,8 @@ def _nodes_section(runs, profiled) -> Section | None:
         dropped = f"{o['dropped']} of {o['runs']}" + (f" ({'; '.join(sorted(o['drop_errors']))[:160]})" if o["drop_errors"] else "")
         rows.append([host, o["agent"] or "?", str(o["cores"] or "?"),
                      f"{o['mem_bytes'] / 2**30:.1f} GiB" if o["mem_bytes"] else "?", devs("data"), devs("intermediate"),
-                     devs("shuffle"), str(o["runs"]), dropped])
+                     devs("shuffle"), str(o["runs"]) + (f" (agent lost: {'; '.join(sorted(o['lost']))[:160]})" if o["lost"] else ""),
+                     dropped])
     sec.add(Table(NODES_HEAD, rows))
     for r in profiled:
         per_node = an_nodes.node_rows(r)

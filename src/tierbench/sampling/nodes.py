@@ -205,10 +205,20 @@ class ClusterObservation:
         for o in observers:
             o.command({"cmd": "drop", "token": token})
         hosts = set(self.log.facts)
-        wait_for(lambda: self.poll(observers), lambda: hosts <= set(self.log.dropped.get(token, {})), timeout_s)
-        answers = self.log.dropped.get(token, {})
-        return {h: ({"ok": bool(answers[h].get("ok")), "error": answers[h].get("error")} if h in answers
-                    else {"ok": False, "error": f"no answer in {timeout_s:g} s"}) for h in sorted(hosts)}
+        wait_for(lambda: self.poll(observers), lambda: hosts - set(self.lost()) <= set(self.log.dropped.get(token, {})),
+                 timeout_s)
+        answers, lost = self.log.dropped.get(token, {}), self.lost()
+
+        def answer(h: str) -> dict:
+            if h in answers:
+                return {"ok": bool(answers[h].get("ok")), "error": answers[h].get("error")}
+            return {"ok": False, "error": f"its agent is gone: {lost[h]}" if h in lost else f"no answer in {timeout_s:g} s"}
+        return {h: answer(h) for h in sorted(hosts)}
+
+    def lost(self) -> dict[str, str]:
+        """{node: why} for the ssh nodes whose agent ended while the study still wanted it: not waited for (each
+        wait would otherwise run out its whole timeout, every run)."""
+        return dict(self.ssh.dead()) if self.ssh is not None else {}
 
     def start(self, engine) -> None:
         self.poll(self.observers(engine))
@@ -229,7 +239,8 @@ class ClusterObservation:
         def synced(h: str) -> bool:
             return any(m.get("synced") and m["t"] >= t_end for m in self.log.samples.get(h, []))
 
-        wait_for(lambda: self.poll(observers), lambda: all(synced(h) for h in hosts), timeout_s)
+        wait_for(lambda: self.poll(observers), lambda: all(synced(h) for h in hosts - set(self.lost())), timeout_s)
+        lost = self.lost()
         nodes = {}
         for h in sorted(hosts):
             facts = self.log.facts[h]
@@ -243,6 +254,8 @@ class ClusterObservation:
                         "kernel": facts.get("kernel"), "devices": roles, "shuffle_dirs": shuffle_dirs,
                         "mounts": dict(where),
                         "samples": self.log.series(h, devices, self.interval_s, self.t_start, t_end)}
+            if h in lost:  # its series ends where its agent did
+                nodes[h]["lost"] = lost[h]
         self.log.forget_before(t_end)
         return nodes
 

@@ -17,10 +17,11 @@ import org.apache.spark.api.java.JavaSparkContext;
 import scala.Tuple2;
 
 /**
- * A peer for bench/bench_bound.py, not a workload: TeraSort in the shape HiBench's Spark TeraSort runs it --
- * one (10-byte key, 90-byte value) object pair per row from a Hadoop input format, Spark's own sortByKey
- * (sampled range partitioner, sort-based shuffle), each partition written as one file. tierbench's TeraSort is
- * measured against it on the same data in the same run.
+ * Peers for the benchmarks (bench/), not workloads, measured against tierbench's TeraSort on the same data in
+ * the same run: rddSortByKey, TeraSort in the shape HiBench's Spark TeraSort runs it -- one (10-byte key, 90-byte
+ * value) object pair per row from a Hadoop input format, Spark's own sortByKey (sampled range partitioner,
+ * sort-based shuffle), each partition written as one file; and passThrough, the floor under any TeraSort on
+ * this stack.
  */
 final class PeerSorts {
   private PeerSorts() {}
@@ -58,6 +59,58 @@ final class PeerSorts {
           os.write(kv._1);
           os.write(kv._2);
           n++;
+        }
+      }
+      return List.of(new long[] {part, n}).iterator();
+    }, true).collect();
+    out.markComplete(conf.value());
+    long n = 0;
+    for (long[] w : written) {
+      n += w[1];
+    }
+    ObjectNode r = Jobs.JSON.createObjectNode();
+    r.put("rows", n);
+    r.put("reduce_tasks", partitions);
+    return r;
+  }
+
+  /**
+   * TeraSort's bytes through TeraSort's stack with no sort: each map task reads its split in 256 KB chunks (as
+   * TeraSort ships them) and hands them to Spark's shuffle round-robin over the reduce partitions, untouched;
+   * each reduce task writes the chunks it fetched, in arrival order, to its part file (durable as TeraSort's).
+   * Same input reads, same shuffle (serializer, codec, checksums, sync), same output writes: what is left of
+   * TeraSort's time here is the stack's, so no TeraSort on it can be faster. The output is not sorted.
+   */
+  static ObjectNode passThrough(JavaSparkContext jsc, JsonNode p) throws Exception {
+    final DataSet in = new DataSet(Jobs.strings(p.get("input")));
+    final DataSet out = new DataSet(Jobs.strings(p.get("output")));
+    final SerializableWritable<Configuration> conf = new SerializableWritable<>(jsc.hadoopConfiguration());
+    final org.apache.spark.broadcast.Broadcast<SerializableWritable<Configuration>> taskConf = jsc.broadcast(conf);
+    List<TeraSort.Split> splits = TeraSort.splits(in.parts(conf.value()), p.path("split_bytes").asLong(128L << 20));
+    final int partitions = Math.max(1, splits.size());
+    out.prepareEmpty(conf.value());
+    final int chunkBytes = TeraSort.CHUNK_ROWS * TeraRows.ROW;
+    JavaPairRDD<Integer, byte[]> chunks = jsc.parallelize(splits, partitions).flatMapToPair(s -> {
+      List<Tuple2<Integer, byte[]>> got = new java.util.ArrayList<>();
+      try (BlockReader reader = new BlockReader(taskConf.value().value(), s.path, s.offset, s.length)) {
+        for (int k = 0; ; k++) {
+          byte[] chunk = new byte[chunkBytes];
+          int n = reader.read(chunk);
+          if (n == 0) {
+            break;
+          }
+          got.add(new Tuple2<>(k % partitions, n == chunk.length ? chunk : java.util.Arrays.copyOf(chunk, n)));
+        }
+      }
+      return got.iterator();
+    });
+    List<long[]> written = chunks.partitionBy(new TeraSort.IdentityPartitioner(partitions)).mapPartitionsWithIndex((part, it) -> {
+      long n = 0;
+      try (OutputStream os = Durable.create(taskConf.value().value(), out.partPath(part), 1 << 20)) {
+        while (it.hasNext()) {
+          byte[] chunk = it.next()._2;
+          os.write(chunk, 0, chunk.length);
+          n += chunk.length / TeraRows.ROW;
         }
       }
       return List.of(new long[] {part, n}).iterator();
