@@ -63,15 +63,7 @@ final class PeerSorts {
       }
       return List.of(new long[] {part, n}).iterator();
     }, true).collect();
-    out.markComplete(conf.value());
-    long n = 0;
-    for (long[] w : written) {
-      n += w[1];
-    }
-    ObjectNode r = Jobs.JSON.createObjectNode();
-    r.put("rows", n);
-    r.put("reduce_tasks", partitions);
-    return r;
+    return finish(conf.value(), out, written, partitions);
   }
 
   /**
@@ -115,7 +107,12 @@ final class PeerSorts {
       }
       return List.of(new long[] {part, n}).iterator();
     }, true).collect();
-    out.markComplete(conf.value());
+    return finish(conf.value(), out, written, partitions);
+  }
+
+  /** Marks the output complete; the rows written ({part, rows} per reduce task) and the reduce task count. */
+  private static ObjectNode finish(Configuration conf, DataSet out, List<long[]> written, int partitions) throws java.io.IOException {
+    out.markComplete(conf);
     long n = 0;
     for (long[] w : written) {
       n += w[1];
