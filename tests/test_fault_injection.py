@@ -2,7 +2,8 @@
 the engine's JVM, tierbench itself, the NameNode and a DataNode are killed, each at a random point (a random
 number of recorded runs), in a random order. After each fault the service is brought back and the study is
 resumed. Checks: no recorded run is lost or duplicated, every failed run says why, the study resumes to
-completion and its report counts every run. TIERBENCH_FAULT_SEED=N replays an order."""
+completion and its report counts every run. TIERBENCH_FAULT_SEED=N replays an order. (No warm-up: each restart's
+would cost ~7 s, and this test is about what is recorded, not how fast.)"""
 
 import json
 import os
@@ -46,6 +47,7 @@ def test_a_study_survives_random_kills_and_resumes_to_a_complete_report(tmp_path
         spec = write_spec(tmp_path / "s.toml", f"""
 name = "faults"
 repeats = 3
+warm_up = false
 [engine]
 master = "local[2]"
 [storage.hdfs]

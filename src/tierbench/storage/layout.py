@@ -59,6 +59,7 @@ class StudyLayout:
         self.namespace = f"{NAMESPACE}/{spec.name}"
         self._locks: dict[Path, HeldLock] = {}
         self.remote_roots = {c.type.remote_root(c.data, self.namespace): c for c in spec.storage if c.remote}
+        self._remote_checked = False  # each remote call is a JVM (1-3 s): the roots are checked once per process
 
     def _fs(self, root: str):
         from .remote import HadoopFs
@@ -85,9 +86,11 @@ class StudyLayout:
             ns = root.parent
             if ns.exists() and not ns.is_dir():
                 raise OwnershipError(f"{ns} exists and is not a directory")
-        self._check_remote()  # also where a wrong endpoint, bucket or credential shows, before anything runs
+        if not self._remote_checked:
+            self._check_remote()  # also where a wrong endpoint, bucket or credential shows, before anything runs
 
     def _check_remote(self) -> None:
+        self._remote_checked = True
         for root in self.remote_roots:
             fs = self._fs(root)
             if fs.exists(root) and not fs.exists(f"{root}/{OWNER_FILE}"):
@@ -109,9 +112,8 @@ class StudyLayout:
                 owner.write_text(json.dumps({"study": self.spec.name, "created": time.time(), "pid": os.getpid()}))
         for root in self.remote_roots:  # (no lock on a remote file system: the local roots' locks guard a study)
             fs = self._fs(root)
-            fs.mkdirs(root)
-            if not fs.exists(f"{root}/{OWNER_FILE}"):
-                fs.touch(f"{root}/{OWNER_FILE}")
+            fs.mkdirs(root)  # (FsShell's touchz wants the parent to exist)
+            fs.touch(f"{root}/{OWNER_FILE}")  # an existing marker is empty and touched again: no call to ask for it
 
     def unlock(self) -> None:
         for lock in self._locks.values():
