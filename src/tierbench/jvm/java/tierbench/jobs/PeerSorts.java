@@ -82,19 +82,42 @@ final class PeerSorts {
     final int partitions = Math.max(1, splits.size());
     out.prepareEmpty(conf.value());
     final int chunkBytes = TeraSort.CHUNK_ROWS * TeraRows.ROW;
-    JavaPairRDD<Integer, byte[]> chunks = jsc.parallelize(splits, partitions).flatMapToPair(s -> {
-      List<Tuple2<Integer, byte[]>> got = new java.util.ArrayList<>();
-      try (BlockReader reader = new BlockReader(taskConf.value().value(), s.path, s.offset, s.length)) {
-        for (int k = 0; ; k++) {
-          byte[] chunk = new byte[chunkBytes];
-          int n = reader.read(chunk);
-          if (n == 0) {
-            break;
+    // each chunk handed on as it is read, as TeraSort's map does (a split's chunks held in a list would keep
+    // 128 MB per task alive through young collections, and make the floor slower than the stack is)
+    JavaPairRDD<Integer, byte[]> chunks = jsc.parallelize(splits, partitions).flatMapToPair(s -> new java.util.Iterator<Tuple2<Integer, byte[]>>() {
+      private final BlockReader reader = new BlockReader(taskConf.value().value(), s.path, s.offset, s.length);
+      private Tuple2<Integer, byte[]> next;
+      private int k;
+      private boolean done;
+
+      @Override
+      public boolean hasNext() {
+        if (next == null && !done) {
+          try {
+            byte[] chunk = new byte[chunkBytes];
+            int n = reader.read(chunk);
+            if (n == 0) {
+              reader.close();
+              done = true;
+              return false;
+            }
+            next = new Tuple2<>(k++ % partitions, n == chunk.length ? chunk : java.util.Arrays.copyOf(chunk, n));
+          } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
           }
-          got.add(new Tuple2<>(k % partitions, n == chunk.length ? chunk : java.util.Arrays.copyOf(chunk, n)));
         }
+        return next != null;
       }
-      return got.iterator();
+
+      @Override
+      public Tuple2<Integer, byte[]> next() {
+        if (!hasNext()) {
+          throw new java.util.NoSuchElementException();
+        }
+        Tuple2<Integer, byte[]> out = next;
+        next = null;
+        return out;
+      }
     });
     List<long[]> written = chunks.partitionBy(new TeraSort.IdentityPartitioner(partitions)).mapPartitionsWithIndex((part, it) -> {
       long n = 0;
