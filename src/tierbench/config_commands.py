@@ -11,11 +11,11 @@ stderr line as the cause (the study goes on); what ran is in each run's details.
 """
 
 import os
-import subprocess
 import sys
 import time
 from pathlib import Path
 
+from . import processes
 from .lifecycle import now
 
 STUDY_KEY = "config_commands"  # study.json: every setup and teardown that ran, in order
@@ -76,8 +76,9 @@ class ConfigBlocks:
         self.progress.phase(variant, f"{kind}: sh -c {command[:100]!r}")
         started, t0 = now(), time.monotonic()
         try:
-            proc = subprocess.run(["sh", "-c", command], cwd=cwd, env=env, capture_output=True, text=True,
-                                  stdin=subprocess.DEVNULL)
+            # a group of its own, ended whole on an interrupt: the command's children must not run on into the
+            # teardown (processes.py)
+            proc = processes.run(["sh", "-c", command], cwd=cwd, env=env, capture_output=True, text=True)
             code, out, err = proc.returncode, proc.stdout, proc.stderr
         except OSError as e:
             code, out, err = 127, "", f"could not run sh: {e}"

@@ -8,7 +8,7 @@ import argparse
 import signal
 import sys
 
-from .. import __version__
+from .. import __version__, processes
 from ..errors import UserError
 from . import advise, check, cost, emulate, predict, probe, quickstart, report, results, run, services, workloads
 
@@ -80,6 +80,8 @@ def main(argv: list[str] | None = None) -> int:
         how = f" by {e.args[0]}" if isinstance(e, Stopped) else ""
         print(f"\ntierbench: interrupted{how}; finished runs are saved: continue with --resume", file=sys.stderr)
         return 128 + (signal.Signals[e.args[0]].value if isinstance(e, Stopped) else signal.SIGINT.value)
+    finally:
+        processes.end_all()  # no child outlives tierbench (a group left by an interrupt mid-way)
 
 
 if __name__ == "__main__":

@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
+from .. import processes
 from ..job import JobOutcome, JobRequest
 from ..redaction import redact
 from ..toolchain import pid_alive
@@ -76,7 +77,9 @@ class SparkApp:
         self.conf = conf
         self.log_path = log_path
         self._log = open(log_path, "a")
-        self.proc = subprocess.Popen(
+        # a group of its own (the worker and its JVM): a terminal's Ctrl-C reaches tierbench alone, which stops the
+        # application in order (its JVM deletes its local dirs) and ends the group (processes.py)
+        self.proc = processes.spawn(
             [sys.executable, "-m", "tierbench.engines.spark_worker"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log, text=True,
             env=env or os.environ.copy(), preexec_fn=_die_with_parent,
@@ -163,6 +166,7 @@ class SparkApp:
         deadline = time.time() + 30
         while any(pid_alive(p) for p in jvms) and time.time() < deadline:
             time.sleep(0.1)
+        processes.end_group(self.proc.pid)  # whatever of the application outlived its stop (a hung JVM)
         self._log.close()
 
 

@@ -9,9 +9,9 @@ says so.
 
 import json
 import shutil
-import subprocess
 from pathlib import Path
 
+from .. import processes
 from ..errors import UserError
 from .devices import device_of
 
@@ -33,7 +33,7 @@ def _fio(workdir: Path, rw: str, bs: str, size: int, runtime_s: int, extra: list
     cmd = [fio_path(), "--name=tierbench-probe", f"--directory={workdir}", f"--rw={rw}", f"--bs={bs}", f"--size={size}",
            "--ioengine=libaio", "--iodepth=8", "--numjobs=1", f"--direct={1 if direct else 0}", f"--runtime={runtime_s}",
            "--output-format=json", *extra]
-    out = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    out = processes.run(cmd, capture_output=True, text=True, timeout=600)
     if out.returncode != 0:
         raise RuntimeError(out.stderr.strip().splitlines()[-1] if out.stderr.strip() else f"fio exited {out.returncode}")
     job = json.loads(out.stdout[out.stdout.index("{"):])["jobs"][0]

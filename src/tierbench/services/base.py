@@ -1,5 +1,6 @@
 """Shared machinery of local services: a directory each, pid files, readiness waits, clean stops."""
 
+import json
 import os
 import signal
 import socket
@@ -7,7 +8,8 @@ import subprocess
 import time
 from pathlib import Path
 
-from ..toolchain import cache_dir, pid_alive  # noqa: F401 (pid_alive: used by the services)
+from ..toolchain import cache_dir
+from .. import processes
 from ..errors import UserError
 
 
@@ -47,11 +49,15 @@ class Daemon:
         self.log = home / "logs" / f"{name}.log"
 
     def pid(self) -> int | None:
+        """The daemon's pid, if the process the pid file names is the one tierbench started (same start time):
+        a stale pid file (after a crash or a reboot) may name anyone's process now."""
         try:
-            pid = int(self.pid_file.read_text())
+            ident = json.loads(self.pid_file.read_text())
         except (OSError, ValueError):
             return None
-        return pid if pid_alive(pid) else None
+        if not isinstance(ident, dict) or not processes.is_same(ident):
+            return None
+        return int(ident["pid"])
 
     def start(self, cmd: list[str], env: dict | None = None) -> int:
         if self.pid():
@@ -61,7 +67,8 @@ class Daemon:
         with open(self.log, "a") as log:
             proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                     env=env, cwd=self.home, start_new_session=True)
-        self.pid_file.write_text(str(proc.pid))
+        ident = processes.identity(proc.pid) or {"pid": proc.pid, "start_time": -1}
+        self.pid_file.write_text(json.dumps(ident))
         return proc.pid
 
     def stop(self, grace_s: float = 30) -> bool:
@@ -72,11 +79,11 @@ class Daemon:
             return False
         os.kill(pid, signal.SIGTERM)
         deadline = time.time() + grace_s
-        while time.time() < deadline and pid_alive(pid):
+        while time.time() < deadline and self.pid() == pid:
             time.sleep(0.3)
-        if pid_alive(pid):
+        if self.pid() == pid:  # (checked again: never a KILL to a pid that another process took meanwhile)
             os.kill(pid, signal.SIGKILL)
-            while pid_alive(pid):
+            while self.pid() == pid:
                 time.sleep(0.1)
         self.pid_file.unlink(missing_ok=True)
         return True

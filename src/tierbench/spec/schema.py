@@ -17,6 +17,7 @@ from ..redaction import has_userinfo, is_secret_key
 from ..storage.emulation import parse_emulated
 from ..storage.types import StorageConfig, check_dirs, parse_data, positive_int, storage_type, unknown_fields
 from ..units import parse_size
+from ..ownership import NAME_RE
 from ..workloads import WORKLOADS
 from .cluster import check_intermediate_applies, check_local_data_reaches_every_node
 from .composites import parse_mix, parse_pipelines
@@ -25,7 +26,6 @@ from .knobs import ENGINE_KNOBS, engine_knob_conf, swept, token
 
 MAX_REPEATS = 1000
 MAX_RUNS = 100_000  # a plan larger than this cannot finish (nor fit a report)
-NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 ENGINE_KINDS = ("spark", "hadoop")
 HADOOP_MODES = ("local", "yarn")
 DROP_CACHES = ("auto", "always", "never")

@@ -25,13 +25,16 @@ would; small random reads meet the IOPS limit.
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from .. import processes
 from ..errors import UserError
+from ..ownership import check_name, remove_owned_root, valid_name
 from ..toolchain import cache_dir
 from ..units import MB, format_size
 
@@ -108,17 +111,47 @@ class Device:
         return cls(**{**d, "profile": Profile(**d["profile"])})
 
 
+STATE_FILE = "device.json"  # also the marker of a device's folder: only a folder holding it is deleted
+
+
 def _state(name: str) -> Path:
-    return root_dir() / name / "device.json"
+    return root_dir() / check_name(name, "emulated device name") / STATE_FILE
+
+
+def _load(path: Path) -> Device:
+    """A device's state, checked to be as `up` wrote it: its image and mount point in its own folder, its loop
+    device a /dev/loopN. `down` unmounts, detaches and deletes what the state names, so a state file that names
+    anything else (edited, or written by someone else) is refused, never acted on."""
+    home = path.parent
+    try:
+        dev = Device.from_dict(json.loads(path.read_text()))
+    except (OSError, ValueError, TypeError, KeyError) as e:
+        raise UserError(f"{path}: not an emulated device's state as tierbench writes it ({e}); "
+                        f"remove the folder {home} yourself if it is yours") from None
+    expected = {"name": home.name, "image": str(home / "disk.img"), "mount": str(home / "mnt")}
+    wrong = [k for k, v in expected.items() if getattr(dev, k) != v]
+    if wrong or not re.fullmatch(r"/dev/loop[0-9]+", str(dev.loop)) or not re.fullmatch(r"[0-9]+:[0-9]+", str(dev.major_minor)):
+        raise UserError(f"{path}: names {', '.join(wrong) or 'a loop device'} other than tierbench's own for "
+                        f"{home.name!r} ({expected}); tierbench will not act on it")
+    return dev
 
 
 def devices() -> list[Device]:
-    return [Device.from_dict(json.loads(p.read_text())) for p in sorted(root_dir().glob("*/device.json"))]
+    return [_load(p) for p in sorted(root_dir().glob(f"*/{STATE_FILE}")) if valid_name(p.parent.name)]
 
 
 def device(name: str) -> Device | None:
     p = _state(name)
-    return Device.from_dict(json.loads(p.read_text())) if p.is_file() else None
+    return _load(p) if p.is_file() else None
+
+
+def _attached(dev: Device) -> bool:
+    """The loop device still holds this device's image (after a reboot, /dev/loopN may be someone else's)."""
+    try:
+        backing = Path(f"/sys/block/{Path(dev.loop).name}/loop/backing_file").read_text().strip()
+    except OSError:
+        return False
+    return backing == dev.image
 
 
 def machine_ceiling(on_phase=print) -> float:
@@ -165,7 +198,7 @@ def up(name: str, profile: str, size_bytes: int, custom: Profile | None = None, 
     if custom is None and profile not in PROFILES:
         raise UserError(f"unknown profile {profile!r}; accepted: {', '.join(PROFILES)}, custom")
     prof = custom or PROFILES[profile].scaled(scale_factor(machine_ceiling(on_phase)))
-    home = root_dir() / name
+    home = _state(name).parent
     (home / "mnt").mkdir(parents=True, exist_ok=True)
     image = home / "disk.img"
     with open(image, "wb") as f:
@@ -190,6 +223,11 @@ def down(name: str) -> None:
     dev = device(name)
     if dev is None:
         raise UserError(f"no emulated device {name!r}; up: {', '.join(d.name for d in devices()) or 'none'}")
+    if not _attached(dev):  # detached already (a reboot): the loop device and its limits may be another's now
+        if Path(dev.mount).is_mount():
+            raise UserError(f"{dev.mount} is mounted but {dev.loop} no longer holds {dev.image}; unmount it yourself")
+        remove_owned_root(_state(name).parent, STATE_FILE)
+        return
     _throttle(dev.major_minor, None)
     for _ in range(20):  # a JVM that just ended a study may hold its files for a moment longer
         out = subprocess.run(["umount", dev.mount], capture_output=True, text=True)
@@ -199,7 +237,9 @@ def down(name: str) -> None:
     if out.returncode != 0 and Path(dev.mount).is_mount():
         raise UserError(f"cannot unmount {dev.mount}: {out.stderr.strip()} (is a study still using it?)")
     subprocess.run(["losetup", "-d", dev.loop], capture_output=True)
-    shutil.rmtree(root_dir() / name, ignore_errors=True)  # ours alone: the image, the mount point, the state
+    if Path(dev.mount).is_mount():  # never delete through a mount point (the rmtree would empty the device's files)
+        raise UserError(f"{dev.mount} is still mounted; unmount it, then tierbench emulate down {name}")
+    remove_owned_root(_state(name).parent, STATE_FILE)  # ours alone: the image, the mount point, the state
 
 
 def enter_group(pid: int | None = None) -> None:
@@ -229,7 +269,7 @@ def fio_check(dev: Device, seconds: int = 5, on_phase=print) -> dict:
                 Path("/proc/sys/vm/drop_caches").write_text("3\n")
             cmd = ["fio", "--name=tierbench-check", f"--directory={work}", f"--rw={rw}", "--bs=1M", f"--size={size}M",
                    "--ioengine=psync", "--direct=0", "--output-format=json", *(["--end_fsync=1"] if rw == "write" else [])]
-            out = subprocess.run(["sh", "-c", f'echo $$ > {BLKIO}/cgroup.procs && exec "$@"', "fio", *cmd],
+            out = processes.run(["sh", "-c", f'echo $$ > {BLKIO}/cgroup.procs && exec "$@"', "fio", *cmd],
                                  capture_output=True, text=True)
             if out.returncode != 0:
                 raise UserError(f"fio on {dev.mount} failed: {out.stderr.strip()[-300:]}")

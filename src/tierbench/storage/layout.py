@@ -8,34 +8,16 @@ refuses any path outside a marked root.
 
 import json
 import os
-import shutil
 import time
 from pathlib import Path
 
 from ..errors import UserError
 from ..locks import LOCK_FILE, HeldLock
+from ..ownership import OwnershipError, owned_root_of, remove_owned, remove_owned_root
 from .types import StorageConfig
 
 OWNER_FILE = ".tierbench-owner"
 NAMESPACE = "tierbench"
-
-
-class OwnershipError(UserError):
-    pass
-
-
-def _rmtree(path: Path, attempts: int = 5) -> None:
-    """rmtree that tolerates a process still tidying the same tree (Spark's JVM deleting its block dirs)."""
-    for i in range(attempts):
-        try:
-            shutil.rmtree(path)
-            return
-        except FileNotFoundError:
-            return
-        except OSError:
-            if i == attempts - 1:
-                raise
-            time.sleep(0.5)
 
 
 def _dirname(variant: str) -> str:
@@ -120,21 +102,13 @@ class StudyLayout:
             lock.release()
         self._locks.clear()
 
-    def _owned_root_of(self, path: Path) -> Path | None:
-        path = Path(os.path.normpath(path))
-        for root in self.roots:
-            if path != root and path.is_relative_to(root) and (root / OWNER_FILE).is_file():
-                return root
-        return None
+    def owns(self, path: Path) -> bool:
+        """`path` lies inside one of this study's marked roots (links resolved)."""
+        return owned_root_of(path, self.roots, OWNER_FILE) is not None
 
     def remove(self, path: Path) -> None:
         """Delete a file or tree that lies inside one of our marked roots; refuse anything else."""
-        if self._owned_root_of(path) is None:
-            raise OwnershipError(f"refusing to delete {path}: it is not inside a directory tierbench created")
-        if path.is_symlink() or path.is_file():
-            path.unlink()
-        elif path.exists():
-            _rmtree(path)
+        remove_owned(path, self.roots, OWNER_FILE)
 
     def reset(self) -> None:
         """A fresh study: clear what an earlier, unfinished study of the same name left in our roots."""
@@ -167,8 +141,7 @@ class StudyLayout:
         for root in self.roots if only is None else only:
             if root in self._locks:
                 self._locks.pop(root).release()
-            if (root / OWNER_FILE).is_file():
-                _rmtree(root)
+            remove_owned_root(root, OWNER_FILE)
             try:
                 root.parent.rmdir()  # only succeeds when empty
             except OSError:

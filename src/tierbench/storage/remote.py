@@ -9,6 +9,7 @@ as -D options; S3 credentials come from the environment, never from here.
 
 import subprocess
 
+from .. import processes
 from ..errors import UserError
 
 OWNER_FILE = ".tierbench-owner"
@@ -48,7 +49,7 @@ class HadoopFs:
         for k, v in self.settings.items():
             opts += ["-D", f"{k}={v}"]
         cmd = [java_bin(), "-Xmx256m", "-cp", ":".join(cp), "org.apache.hadoop.fs.FsShell", *opts, *args]
-        return subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+        return processes.run(cmd, capture_output=True, text=True, timeout=300)  # (a JVM: ended whole on an interrupt)
 
     @staticmethod
     def _said(out: subprocess.CompletedProcess) -> list[str]:

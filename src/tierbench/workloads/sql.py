@@ -6,10 +6,10 @@ Spark's answers on the same Parquet files.
 import math
 import re
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
+from .. import processes
 from ..errors import UserError
 from ..job import JobOutcome
 from ..units import MB
@@ -67,7 +67,7 @@ def generate(benchmark: str, scale: float, parts: int, codec: str, out_dir: Path
     out_dir.mkdir(parents=True, exist_ok=True)
     cmd = [tpcgen(), benchmark, "parquet", "-s", repr(scale), "--parts", str(parts), "--compression",
            PARQUET_CODECS[codec], "--output-dir", str(out_dir)]
-    done = subprocess.run(cmd, capture_output=True, text=True)
+    done = processes.run(cmd, capture_output=True, text=True)
     if done.returncode != 0:
         raise RuntimeError(f"tpcgen-cli failed (exit {done.returncode}): {(done.stderr or done.stdout).strip()[-500:]}")
     tables = {}

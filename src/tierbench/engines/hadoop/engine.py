@@ -12,6 +12,7 @@ import subprocess
 import time
 from pathlib import Path
 
+from ... import processes
 from ...job import JobOutcome, JobRequest
 from ...toolchain import ADD_OPENS, java_bin, yarn_conf_dir
 from ...units import MB
@@ -82,13 +83,16 @@ class HadoopEngine:
         with open(log_path, "w") as log:
             log.write("# " + " ".join(cmd) + "\n")
             log.flush()
-            proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=req.scratch)
-            while True:
-                try:
-                    proc.wait(timeout=0.5)
-                    break
-                except subprocess.TimeoutExpired:
-                    on_progress({"stage": 1, "name": "MapReduce job", "done": 0, "total": 0})
+            proc = processes.spawn(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=req.scratch, stdin=subprocess.DEVNULL)
+            try:
+                while True:
+                    try:
+                        proc.wait(timeout=0.5)
+                        break
+                    except subprocess.TimeoutExpired:
+                        on_progress({"stage": 1, "name": "MapReduce job", "done": 0, "total": 0})
+            finally:
+                processes.end_group(proc.pid)  # (the job's JVM, also when tierbench is interrupted mid-job)
         process_s = time.perf_counter() - t0
         text = log_path.read_text(errors="replace")
         if proc.returncode != 0:
