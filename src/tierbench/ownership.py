@@ -34,9 +34,16 @@ class OwnershipError(UserError):
     pass
 
 
+def _real(path: Path) -> Path:
+    """`path` with its directories' links resolved but not its last component (a link is itself, not its target).
+    Lexically normalised first, and it is this path that is checked and then deleted: what is checked is acted on."""
+    path = Path(os.path.normpath(os.path.abspath(path)))
+    return Path(os.path.realpath(path.parent)) / path.name
+
+
 def owned_root_of(path: Path, roots, marker: str) -> Path | None:
     """The marked root (of `roots`) that `path` lies strictly inside, both resolved; None if there is none."""
-    real = Path(os.path.realpath(path))
+    real = _real(path)
     for root in roots:
         real_root = Path(os.path.realpath(root))
         if real != real_root and real.is_relative_to(real_root) and (real_root / marker).is_file():
@@ -47,15 +54,14 @@ def owned_root_of(path: Path, roots, marker: str) -> Path | None:
 def remove_owned(path: Path, roots, marker: str, attempts: int = 5) -> None:
     """Delete a file or tree that lies inside one of `roots` carrying `marker`; refuse anything else.
     A symbolic link is removed as a link (never followed into someone else's tree)."""
-    path = Path(path)
-    parent_real = Path(os.path.realpath(path.parent)) / path.name  # the link itself, in its real directory
-    if owned_root_of(parent_real, roots, marker) is None:
+    real = _real(path)
+    if owned_root_of(real, roots, marker) is None:
         raise OwnershipError(f"refusing to delete {path}: it is not inside a directory tierbench created "
                              f"(one holding {marker})")
-    if path.is_symlink() or path.is_file():
-        path.unlink()
-    elif path.exists():
-        _rmtree_retrying(parent_real, attempts)
+    if real.is_symlink() or real.is_file():
+        real.unlink()
+    elif real.exists():
+        _rmtree_retrying(real, attempts)
 
 
 def remove_owned_root(root: Path, marker: str, attempts: int = 5) -> bool:
