@@ -194,3 +194,43 @@ def test_a_setup_stopped_by_sigterm_takes_its_children_with_it_before_the_teardo
     _, err = proc.communicate(timeout=60)
     assert (tmp_path / "at-teardown").read_text().strip() == "gone", err
     assert processes.start_time(int(marker.read_text())) is None
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A real 8 MB file system (tmpfs), so that a full disk is the kernel's ENOSPC; root only."""
+    if os.geteuid() != 0:
+        pytest.skip("mounting a small tmpfs needs root")
+    disk = tmp_path / "disk"
+    disk.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=8m", "tmpfs", str(disk)], check=True)
+    yield disk
+    subprocess.run(["umount", "-l", str(disk)], check=False)
+
+
+def test_a_run_that_fills_its_disk_leaves_it_as_it_found_it(small_disk, tmp_path):
+    import shutil
+
+    from test_cluster_configs import JOB_RESULTS, TERA_TOML, spec_of
+    from tierbench.engines.fake import FakeEngine
+    from tierbench.runner import StudyRunner
+    from tierbench.store import ResultsDir
+
+    spec = spec_of(tmp_path, "", f'[storage.a]\ndata = ["{small_disk}/data"]\n', TERA_TOML)
+    for resume in (False, True):  # and again on --resume: the device is not left full by either attempt
+        StudyRunner(spec, tmp_path / "results", ["test"], resume=resume,
+                    engines={"spark": FakeEngine(JOB_RESULTS, fill={"terasort"})}).run()
+        recs = {r["run_key"]: r for r in ResultsDir(tmp_path / "results").records()}
+        assert recs["r1/a/terasort"]["status"] == "failed" and "No space left" in recs["r1/a/terasort"]["error"]
+        usage = shutil.disk_usage(small_disk)
+        assert usage.used < usage.total * 0.2, f"{usage.used} of {usage.total} bytes still used"
+
+
+def test_probe_refuses_a_size_the_device_cannot_hold_before_writing_anything(small_disk, tmp_path, capsys):
+    spec = tmp_path / "s.toml"
+    spec.write_text(f'name = "p"\n[storage.a]\ndata = ["{small_disk}/data"]\n[[workloads]]\nname = "teragen"\nrows = 1000\n')
+    before = sorted(p.name for p in small_disk.iterdir())
+    assert main(["probe", str(spec), "--size", "500TB", "--out", str(tmp_path / "out")]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "free" in err[0] and "--size" in err[0], err
+    assert sorted(p.name for p in small_disk.iterdir()) == before and not (tmp_path / "out").exists()

@@ -17,6 +17,7 @@ from pathlib import Path
 
 from . import processes
 from .lifecycle import now
+from .redaction import mask
 
 STUDY_KEY = "config_commands"  # study.json: every setup and teardown that ran, in order
 
@@ -73,15 +74,18 @@ class ConfigBlocks:
         log = results.path / "logs" / "commands" / f"{len(ran) + 1:03d}-{kind}-{variant.replace('@', '__')}.log"
         log.parent.mkdir(parents=True, exist_ok=True)
         command = getattr(config, kind)
-        self.progress.phase(variant, f"{kind}: sh -c {command[:100]!r}")
+        self.progress.phase(variant, f"{kind}: sh -c {mask(command)[:100]!r}")
         started, t0 = now(), time.monotonic()
         try:
             # a group of its own, ended whole on an interrupt: the command's children must not run on into the
             # teardown (processes.py)
-            proc = processes.run(["sh", "-c", command], cwd=cwd, env=env, capture_output=True, text=True)
+            proc = processes.run(["sh", "-c", getattr(config, kind)], cwd=cwd, env=env, capture_output=True, text=True)
             code, out, err = proc.returncode, proc.stdout, proc.stderr
         except OSError as e:
             code, out, err = 127, "", f"could not run sh: {e}"
+        # what the command printed of the credentials in its environment (env, echo, an error message) is
+        # masked before any of it is stored or shown
+        command, out, err = mask(command), mask(out), mask(err)
         entry = {"kind": kind, "config": config.name, "variant": variant, "command": command, "exit_code": code,
                  "seconds": round(time.monotonic() - t0, 3), "started_at": started,
                  "log": os.path.relpath(log, results.path)}

@@ -14,6 +14,7 @@ A step that cannot go on (no input, the job failed) skips to `record`; `record` 
 """
 
 import os
+import sys
 import subprocess
 from datetime import datetime, timezone
 from pathlib import Path
@@ -125,9 +126,23 @@ class RunLifecycle:
         self.study.results.append(rec)
         if rec["status"] == "ok":
             self.done[self.planned.key] = rec
+        elif self.req is not None:
+            self._remove_partial_output()
         self.on_step("clean_up")
         self.study.clean_up_group(self.planned, self.done)
         return rec
+
+    def _remove_partial_output(self) -> None:
+        """A failed run's output and scratch, deleted once its record is saved: what a full disk cut short would
+        otherwise keep the device full, through --resume too (only under tierbench's roots, as every delete)."""
+        out_config, out_ds, scratch = self._output
+        layout, planned = self.study.layout, self.planned
+        try:
+            if out_ds:
+                layout.remove_dataset(out_config, planned.variant, planned.repeat, out_ds)
+            layout.remove(scratch)
+        except (UserError, OSError) as e:
+            print(f"tierbench: warning: could not delete the failed run's partial output: {e}", file=sys.stderr, flush=True)
 
     # -- the steps --------------------------------------------------------------------------------------
     def prepare(self) -> None:
@@ -143,6 +158,7 @@ class RunLifecycle:
         out_ds = wl.output_dataset(self.wspec.label)
         outputs = uris(out_config, out_ds) if out_ds else []
         scratch = layout.scratch_dir(config, planned.variant, planned.repeat, self.wspec.label)
+        self._output = (out_config, out_ds, scratch)
         # left by an interrupted attempt: engines refuse an existing output
         if out_ds:  # (a remote file system is only asked when resuming: it costs a JVM start)
             layout.remove_dataset(out_config, planned.variant, planned.repeat, out_ds, remote=self.study.resume)

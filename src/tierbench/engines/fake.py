@@ -14,9 +14,10 @@ class FakeEngine:
     sync_gaps: tuple[str, ...] = ()
 
     def __init__(self, results: dict[str, dict], name: str = "spark", fail: dict[str, str] | None = None,
-                 die: set[str] | None = None):
+                 die: set[str] | None = None, fill: set[str] | None = None):
         self.name, self.results = name, results  # workload name -> {"result": ..., "wall_s": ...}
         self.fail, self.die = fail or {}, die or set()
+        self.fill = fill or set()  # workloads that write their output until the file system is full, then fail
         self.version = "fake (replays recorded Spark results)"
         self.conf: dict = {}
         self.calls: list[str] = []  # what was asked, in order: "open <variant>", "run <run key>", "close"
@@ -33,8 +34,26 @@ class FakeEngine:
             raise EngineError(f"the fake engine died running {name} (as the test asked)")
         if name in self.fail:
             return JobOutcome(False, 0.01, error=self.fail[name])
+        if name in self.fill:
+            return self._fill(req)
         recorded = self.results[name]
         return JobOutcome(True, recorded["wall_s"], copy.deepcopy(recorded["result"]))
+
+    @staticmethod
+    def _fill(req: JobRequest) -> JobOutcome:
+        """Write the output as a job would, until the (real) file system says it is full."""
+        from ..storage import local_path
+
+        out = local_path(req.outputs[0])
+        out.mkdir(parents=True, exist_ok=True)
+        try:
+            with open(out / "part-00000", "wb") as f:
+                while True:
+                    f.write(b"\0" * (1 << 20))
+                    f.flush()
+        except OSError as e:
+            return JobOutcome(False, 0.01, error=f"java.io.IOException: {e.strerror}")
+        return JobOutcome(False, 0.01, error="never full")
 
     def close(self) -> None:
         self.calls.append("close")

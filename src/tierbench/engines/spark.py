@@ -21,7 +21,7 @@ from typing import Callable
 
 from .. import processes
 from ..job import JobOutcome, JobRequest
-from ..redaction import redact
+from ..redaction import mask, mask_file, redact
 from ..toolchain import pid_alive
 from .base import EngineError
 from .jobs_jar import jobs_jar
@@ -126,7 +126,7 @@ class SparkApp:
         tail = ""
         try:
             lines = [l for l in self.log_path.read_text(errors="replace").splitlines() if l.strip()]
-            tail = " | ".join(lines[-3:])
+            tail = mask(" | ".join(lines[-3:]))
         except OSError:
             pass
         return f"the Spark application stopped (exit {self.proc.returncode}); see {self.log_path}: {tail}"
@@ -168,6 +168,7 @@ class SparkApp:
             time.sleep(0.1)
         processes.end_group(self.proc.pid)  # whatever of the application outlived its stop (a hung JVM)
         self._log.close()
+        mask_file(self.log_path)  # what Spark printed of the credentials in its environment
 
 
 NODE_AGENT_PLUGIN = "tierbench.jobs.NodeAgentPlugin"

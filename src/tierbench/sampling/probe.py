@@ -13,6 +13,7 @@ from pathlib import Path
 
 from .. import processes
 from ..errors import UserError
+from ..units import format_size
 from .devices import device_of
 
 TESTS = (  # name, fio rw, block size, extra
@@ -43,6 +44,21 @@ def _fio(workdir: Path, rw: str, bs: str, size: int, runtime_s: int, extra: list
             "p50_latency_ms": pct.get("50.000000", 0) / 1e6, "p99_latency_ms": pct.get("99.000000", 0) / 1e6}
 
 
+ROOM_FACTOR, ROOM_SPARE = 1.1, 64 << 20  # fio's file, with room left for everything else on the device
+
+
+def _check_room(work: Path, spec_dir: str, size: int) -> None:
+    """fio writes a file of `size` bytes: refused, before anything is written, where it would fill the device."""
+    probe = work
+    while not probe.exists():
+        probe = probe.parent
+    free = shutil.disk_usage(probe).free
+    need = int(size * ROOM_FACTOR) + ROOM_SPARE
+    if free < need:
+        raise UserError(f"probing {spec_dir} with {format_size(size)} per test needs {format_size(need)} free there, and "
+                        f"the device has {format_size(free)}: give a smaller --size (or probe.size in the spec)")
+
+
 def probe_dirs(dirs: dict[str, Path], size: int, runtime_s: int, on_phase=print) -> dict:
     """dirs: {spec directory: a scratch dir of ours on the same device}. One result per device."""
     fio_path()
@@ -52,6 +68,7 @@ def probe_dirs(dirs: dict[str, Path], size: int, runtime_s: int, on_phase=print)
         if dev in by_device:
             by_device[dev]["dirs"].append(spec_dir)
             continue
+        _check_room(work, spec_dir, size)
         work.mkdir(parents=True, exist_ok=True)
         entry = {"device": dev, "dirs": [spec_dir], "direct_io": True, "size_bytes": size, "tests": {}}
         try:
@@ -100,6 +117,8 @@ def probe_study(spec, out_dir: Path, size: int, on_phase=print) -> tuple[dict, P
     if emulation.devices_under(scratch_dirs(spec)):  # fio must meet the throttle the study's engine will meet
         emulation.check_can_emulate()
         emulation.enter_group()
+    for spec_dir, work in scratch_dirs(spec).items():  # before anything is made
+        _check_room(work, spec_dir, size)
     layout = StudyLayout(spec)
     existed = {r for r in layout.roots if r.exists()}
     layout.claim()

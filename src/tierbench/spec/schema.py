@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ..errors import SpecError
 from ..tomlfile import read_toml
-from ..redaction import has_userinfo, is_secret_key
+from ..redaction import has_password_in_url, has_userinfo, is_secret_key
 from ..storage.emulation import parse_emulated
 from ..storage.types import StorageConfig, check_dirs, parse_data, positive_int, storage_type, unknown_fields
 from ..units import parse_size
@@ -357,6 +357,10 @@ def _shell_command(src, where, value) -> str:
     if not isinstance(value, str) or "\0" in value or "\n" in value.strip():
         raise SpecError(src, where, f"expected one shell command line (run with sh -c), e.g. \"ansible-playbook "
                         f"local-dirs.yml -e dirs=$TIERBENCH_INTERMEDIATE\", got {value!r}")
+    if has_password_in_url(value):  # the command is stored with every run and in the report
+        raise SpecError(src, where, "a URL with a password in it (scheme://user:password@host): the command is stored "
+                        "with the results and shown in the report; pass the secret in an environment variable instead, "
+                        "e.g. http://$USER:$PASSWORD@host")
     return value.strip()
 
 

@@ -53,6 +53,10 @@ def check_dir(src, field_name, value, base_dir: Path) -> str:
         raise SpecError(src, field_name, f"expected a directory path (a string), got {value!r}")
     if "://" in value and not value.startswith(FILE_SCHEME):
         raise SpecError(src, field_name, f"{value!r}: only local directories are supported here (a path or file:// URI)")
+    bad = next((c for c in value if c == "," or ord(c) < 32 or ord(c) == 127), None)
+    if bad is not None:  # Spark and Hadoop split their directory lists (spark.local.dir, *.dirs) on commas
+        raise SpecError(src, field_name, f"{value!r}: a directory path may not hold {bad!r} (engines split directory "
+                        "lists on commas; control characters would become folder names): rename the directory")
     path = Path(value.removeprefix(FILE_SCHEME)).expanduser()
     if not path.is_absolute():
         path = base_dir / path

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from ... import processes
 from ...job import JobOutcome, JobRequest
+from ...redaction import mask, mask_file
 from ...toolchain import ADD_OPENS, java_bin, yarn_conf_dir
 from ...units import MB
 from . import logparse
@@ -81,7 +82,7 @@ class HadoopEngine:
         log_path.parent.mkdir(parents=True, exist_ok=True)
         t0 = time.perf_counter()
         with open(log_path, "w") as log:
-            log.write("# " + " ".join(cmd) + "\n")
+            log.write("# " + mask(" ".join(cmd)) + "\n")
             log.flush()
             proc = processes.spawn(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=req.scratch, stdin=subprocess.DEVNULL)
             try:
@@ -94,6 +95,7 @@ class HadoopEngine:
             finally:
                 processes.end_group(proc.pid)  # (the job's JVM, also when tierbench is interrupted mid-job)
         process_s = time.perf_counter() - t0
+        mask_file(log_path)  # what the job printed of the credentials it was given
         text = log_path.read_text(errors="replace")
         if proc.returncode != 0:
             return JobOutcome(False, process_s, error=_failure_line(text, proc.returncode), log=str(log_path))
