@@ -234,3 +234,23 @@ def test_probe_refuses_a_size_the_device_cannot_hold_before_writing_anything(sma
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and "free" in err[0] and "--size" in err[0], err
     assert sorted(p.name for p in small_disk.iterdir()) == before and not (tmp_path / "out").exists()
+
+
+def test_results_inside_a_kept_data_root_are_refused_and_the_kept_data_stays(tmp_path):
+    import tomllib
+
+    from test_cluster_configs import JOB_RESULTS, TERA_TOML
+    from tierbench.engines.fake import FakeEngine
+    from tierbench.runner import StudyRunner
+    from tierbench.spec import parse_spec
+
+    text = f'name = "kept"\nkeep_data = true\ndrop_caches = "never"\n[sampling]\nenabled = false\n' \
+           f'[storage.a]\ndata = ["{tmp_path}/data"]\n' + TERA_TOML
+    spec = parse_spec(tomllib.loads(text), "s.toml", tmp_path)
+    StudyRunner(spec, tmp_path / "results", ["test"], engines={"spark": FakeEngine(JOB_RESULTS)}).run()
+    root = tmp_path / "data" / "tierbench" / "kept"
+    (root / "kept.txt").write_text("data the user kept")
+    inside = root / "new-results"
+    with pytest.raises(OwnershipError, match="inside"):
+        StudyRunner(spec, inside, ["test"], engines={"spark": FakeEngine(JOB_RESULTS)}).run()
+    assert (root / "kept.txt").is_file() and not inside.exists()

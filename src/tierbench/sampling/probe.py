@@ -120,6 +120,7 @@ def probe_study(spec, out_dir: Path, size: int, on_phase=print) -> tuple[dict, P
     for spec_dir, work in scratch_dirs(spec).items():  # before anything is made
         _check_room(work, spec_dir, size)
     layout = StudyLayout(spec)
+    layout.check_outside(out_dir, "--out")
     existed = {r for r in layout.roots if r.exists()}
     layout.claim()
     try:

@@ -97,6 +97,15 @@ class StudyLayout:
             fs.mkdirs(root)  # (FsShell's touchz wants the parent to exist)
             fs.touch(f"{root}/{OWNER_FILE}")  # an existing marker is empty and touched again: no call to ask for it
 
+    def check_outside(self, path: Path, what: str) -> None:
+        """A folder of the user's (the results) must not lie inside a data root: a fresh study clears its roots,
+        and the end of a study deletes them (a root left by keep_data = true would take the new results along)."""
+        real = Path(os.path.realpath(path))
+        for root in self.roots:
+            if real == Path(os.path.realpath(root)) or real.is_relative_to(os.path.realpath(root)):
+                raise OwnershipError(f"{what} {path} lies inside {root}, a data root of study {self.spec.name!r} that "
+                                     "tierbench clears and deletes: choose a results folder outside it")
+
     def unlock(self) -> None:
         for lock in self._locks.values():
             lock.release()
