@@ -141,3 +141,44 @@ name = "teragen"
     assert "Connection refused" in out.stderr or "connection refused" in out.stderr.lower()
     assert time.perf_counter() - t0 < 60, f"took {time.perf_counter() - t0:.0f} s"
     assert not (tmp_path / "work").exists()
+
+
+def test_ctrl_c_to_the_terminal_group_leaves_no_spark_jvm_behind(tmp_path):
+    """A terminal's Ctrl-C (SIGINT to the whole foreground group) while the second configuration's application is
+    up: tierbench stops both applications (the idle one too) and exits 130; none of its processes outlives it
+    (1fee566 left the second JVM running with parent 1, holding its local dirs in the data root)."""
+    import subprocess
+    import sys
+
+    from conftest import TERA_SMALL, write_spec
+    from tierbench import processes
+
+    spec = write_spec(tmp_path / "s.toml", f"""
+name = "ctrlc"
+repeats = 1
+warm_up = false
+[engine]
+master = "local[2]"
+[storage.a]
+data = ["{tmp_path}/data-a"]
+[storage.b]
+data = ["{tmp_path}/data-b"]
+{TERA_SMALL}""")
+    runs = tmp_path / "res" / "runs.jsonl"
+    p = subprocess.Popen([sys.executable, "-m", "tierbench", "run", str(spec), "--out", str(tmp_path / "res")],
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    java = lambda: [pid for pid in descendants(p.pid) if "java" in (processes.identity(pid) or {}).get("command", "")]
+    deadline = time.time() + 300
+    while time.time() < deadline and p.poll() is None and not (runs.exists() and len(runs.read_text().splitlines()) >= 3
+                                                               and len(java()) >= 2):
+        time.sleep(0.2)
+    children = [processes.identity(pid) for pid in descendants(p.pid)]
+    assert len(java()) >= 2, "the second configuration's application did not start"
+    os.killpg(p.pid, signal.SIGINT)  # what the terminal sends
+    _, err = p.communicate(timeout=180)
+    assert p.returncode == 130, err[-2000:]
+    deadline = time.time() + 10
+    while time.time() < deadline and any(c and processes.is_same(c) for c in children):
+        time.sleep(0.2)
+    left = [c for c in children if c and processes.is_same(c)]
+    assert not left, f"outlived tierbench: {left}"
