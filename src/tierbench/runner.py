@@ -198,7 +198,8 @@ class StudyRunner:
     # -- the study ------------------------------------------------------------
     def run(self, console=None) -> ResultsDir:
         """The whole study, holding the results folder and the data roots for this process only."""
-        self.layout.check_outside(self.results.path, "--out")  # before the lock makes the folder
+        self.layout.check_outside(self.results.path, "--out")  # before the lock makes the folder:
+        self.layout.check()  # a refusal leaves nothing behind, not even a folder made and removed again
         self.results.lock()
         try:
             return self._run(console)
