@@ -25,8 +25,9 @@ TB = 10**12  # drive makers' terabytes (endurance and capacity are sold in these
 
 
 def _positive(name: str, value, allow_zero=False) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value):
-        raise UserError(f"{name}: expected a number, got {value!r}")
+    # inf too: an infinite runtime makes no jobs in the period, and $/job a division by zero
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise UserError(f"{name}: expected a finite number, got {value!r}")
     if value < 0 or (value == 0 and not allow_zero):
         raise UserError(f"{name}: must be {'>= 0' if allow_zero else '> 0'}, got {value!r}")
     return float(value)

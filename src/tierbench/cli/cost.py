@@ -3,6 +3,7 @@
 import argparse
 import json
 
+from .. import bounds
 from ..errors import UserError
 
 
@@ -16,10 +17,12 @@ def add_parser(subparsers):
                                      "  tierbench cost --runtime-s 11589 --price-usd 37561\n"
                                      "  tierbench cost --runtime-s 485 --price-usd 46567 --years 5 --json\n"
                                      "  tierbench cost --reference sandisk_testdfsio_2014")
-    c.add_argument("--runtime-s", type=float, help="one job's runtime in seconds")
-    c.add_argument("--price-usd", type=float, help="the configuration's price in USD")
-    c.add_argument("--years", type=float, default=3, help="period of use in years (default: 3)")
-    c.add_argument("--utilisation", type=float, default=1.0, help="share of the period spent running the job (default: 1)")
+    # the numbers are read by bounds.named, not argparse's float: one line for "abc", and nan/inf refused
+    c.add_argument("--runtime-s", help=f"one job's runtime in seconds ({bounds.RUNTIME_S.text()})")
+    c.add_argument("--price-usd", help=f"the configuration's price in USD ({bounds.PRICE_USD.text()})")
+    c.add_argument("--years", default=3, help=f"period of use in years (default: 3; {bounds.YEARS.text()})")
+    c.add_argument("--utilisation", default=1.0, help="share of the period spent running the job (default: 1; "
+                   f"{bounds.UTILISATION.text()})")
     c.add_argument("--reference", metavar="[FILE#]SECTION", help="recompute a published table: a SECTION of the studies' tables "
                    "shipped with tierbench (sandisk_testdfsio_2014, sandisk_terasort_2014), or FILE#SECTION of your own file")
     c.add_argument("--json", action="store_true", help="print JSON instead of a table")
@@ -30,8 +33,10 @@ def run(args) -> int:
     from ..analysis.cost import cost_per_job
     from ..analysis.reference import FIGURES, recompute
 
+    years = bounds.named("years", args.years, bounds.YEARS, "--years")
+    utilisation = bounds.named("utilisation", args.utilisation, bounds.UTILISATION, "--utilisation")
     if args.reference:
-        rows, note = recompute(args.reference, args.years)
+        rows, note = recompute(args.reference, years)
         if args.json:
             print(json.dumps([r.__dict__ for r in rows], indent=2))
         else:
@@ -45,7 +50,8 @@ def run(args) -> int:
         return 1 if any("MISMATCH" in r.status.values() for r in rows) else 0
     if args.runtime_s is None or args.price_usd is None:
         raise UserError("cost: give --runtime-s and --price-usd (or --reference FILE#SECTION)")
-    c = cost_per_job(args.runtime_s, args.price_usd, args.years, args.utilisation)
+    c = cost_per_job(bounds.named("runtime_s", args.runtime_s, bounds.RUNTIME_S, "--runtime-s"),
+                     bounds.named("price_usd", args.price_usd, bounds.PRICE_USD, "--price-usd"), years, utilisation)
     if args.json:
         print(json.dumps(c.to_dict(), indent=2))
     else:

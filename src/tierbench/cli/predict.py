@@ -3,8 +3,9 @@
 import argparse
 import json
 
+from .. import bounds
 from ..errors import UserError
-from ..units import format_size, parse_size
+from ..units import format_size
 
 
 def add_parser(subparsers):
@@ -31,11 +32,13 @@ def add_parser(subparsers):
     c.add_argument("--hardware", action="append", default=[], metavar="HW.toml",
                    help="a hardware description: a TOML file (docs/hardware.md), or the name of one shipped with tierbench "
                         "(sandisk-all-hdd, sandisk-all-ssd, sandisk-hybrid: the SanDisk 2014 cluster); repeat for several")
-    c.add_argument("--size", help="the data size to predict for, e.g. 1TB (default: the largest measured)")
-    c.add_argument("--nodes", type=int, help="override the hardware's node count")
+    # numbers are read by bounds.option, not argparse's int/float: one line for "abc", and nan/inf refused
+    c.add_argument("--size", help="the data size to predict for, e.g. 1TB (default: the largest measured; "
+                   f"{bounds.DATA_SIZE.words()})")
+    c.add_argument("--nodes", help=f"override the hardware's node count ({bounds.NODES.words()})")
     c.add_argument("--calibrate", help="calibrate on these configurations only (comma-separated; default: every "
                                        "configuration whose devices have known speeds)")
-    c.add_argument("--years", type=float, default=3, help="period for $/job (default: 3, as the studies)")
+    c.add_argument("--years", default=3, help=f"period for $/job (default: 3, as the studies; {bounds.YEARS.words()})")
     c.add_argument("--json", action="store_true", help="print the result as JSON")
     c.add_argument("--published", action="store_true",
                    help="also predict the SanDisk 2014 studies' HDD/SSD runtime ratios at their sizes (1 TB) on their "
@@ -57,17 +60,13 @@ def run(args) -> int:
     if not args.results or not (args.hardware or args.published):
         raise UserError("predict: give a results directory and at least one --hardware HW.toml "
                         "(or a shipped one: sandisk-all-hdd, sandisk-all-ssd, sandisk-hybrid; tierbench predict --help)")
-    if args.nodes is not None and args.nodes < 1:
-        raise UserError(f"--nodes {args.nodes}: give a whole number of worker nodes, at least 1")
-    try:
-        size = parse_size(args.size) if args.size else None
-    except ValueError as e:
-        raise UserError(f"--size: {e}") from None
-    if size is not None and size <= 0:
-        raise UserError(f"--size {args.size}: give a positive size such as 1TB")
+    # every option checked before the hardware files are read and before anything is stored in the results
+    nodes = bounds.option("--nodes", args.nodes, bounds.NODES) if args.nodes is not None else None
+    size = bounds.option_size("--size", args.size, bounds.DATA_SIZE) if args.size is not None else None
+    years = bounds.option("--years", args.years, bounds.YEARS)
     hardware = [load_hardware(h) for h in args.hardware]
-    out = predict(args.results, hardware, size, args.nodes,
-                  [c.strip() for c in args.calibrate.split(",")] if args.calibrate else None, args.years,
+    out = predict(args.results, hardware, size, nodes,
+                  [c.strip() for c in args.calibrate.split(",")] if args.calibrate else None, years,
                   published=args.published)
     from ..store import ResultsDir
     ResultsDir(args.results[0]).update_study(predictions=out)
@@ -127,5 +126,4 @@ def _published_lines(out: dict) -> list[str]:
             lines.append(f"  {r['study']:<24} {r['workload']:<12} {r['compared']:<36} published {r['published_ratio']:5.2f}"
                          f"  predicted {r['predicted_ratio']:5.2f}  ({r['predicted_s'][0]:,.0f} s / {r['predicted_s'][1]:,.0f} s; "
                          f"published {r['published_s'][0]:,g} s / {r['published_s'][1]:,g} s)")
-    return lines
     return lines

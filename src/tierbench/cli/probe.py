@@ -3,7 +3,7 @@
 import sys
 from pathlib import Path
 
-from ..errors import UserError
+from .. import bounds
 
 
 def add_parser(subparsers):
@@ -15,20 +15,19 @@ def add_parser(subparsers):
                                            "A spec can also say probe = true to do this before a study.")
     pr.add_argument("spec", help="study spec (TOML)")
     pr.add_argument("--out", help="results directory (default: ./tierbench-results/<study name>)")
-    pr.add_argument("--size", default=None, help="bytes per device test, e.g. 256MB (default: the spec's probe.size or 256MB)")
+    pr.add_argument("--size", default=None, help="bytes per device test, e.g. 256MB (default: the spec's probe.size or "
+                    f"256MB; {bounds.PROBE_SIZE.words()})")
     return pr
 
 
 def run(args) -> int:
     from ..sampling.probe import probe_study
     from ..spec import load_spec
-    from ..units import parse_size
 
+    # the option before the spec: a slip in it is one line whatever the spec holds (1 MiB: fio's blocks)
+    size = bounds.option_size("--size", args.size, bounds.PROBE_SIZE) if args.size is not None else None
     spec = load_spec(args.spec)
-    try:
-        size = parse_size(args.size) if args.size else spec.probe_size
-    except ValueError as e:
-        raise UserError(f"--size: {e}") from None
+    size = size or spec.probe_size
     out = Path(args.out) if args.out else Path("tierbench-results") / spec.name
     result, where = probe_study(spec, out, size, on_phase=lambda t: print(t, file=sys.stderr))
     print(f"{'device':<12} {'seq write MB/s':>15} {'seq read MB/s':>14} {'rand 64K MB/s':>14} {'IOPS':>8}  directories")

@@ -8,6 +8,7 @@ import argparse
 import sys
 from pathlib import Path
 
+from .. import bounds
 from ..errors import UserError
 
 
@@ -33,20 +34,22 @@ def add_parser(subparsers):
                                       "  tierbench services up s3 --osds 5 --ec 3+2 --gateways 2 --balancer haproxy")
     sv.add_argument("action", choices=("up", "down", "status"))
     sv.add_argument("service", choices=("yarn", "spark", "hdfs", "s3"))
-    sv.add_argument("--datanodes", type=int, default=2, help="hdfs: number of DataNodes (default: 2)")
-    sv.add_argument("--port", type=int, help="hdfs: the NameNode's RPC port; s3: the endpoint's (HAProxy's or radosgw's); so that specs can name a fixed "
+    # numbers are read by bounds.option (one line for "abc", a sane range each), not argparse's int
+    sv.add_argument("--datanodes", default=2, help=f"hdfs: number of DataNodes (default: 2; {bounds.DATANODES.words()})")
+    sv.add_argument("--port", help="hdfs: the NameNode's RPC port; s3: the endpoint's (HAProxy's or radosgw's); so that specs can name a fixed "
                     "address such as hdfs://127.0.0.1:8020 or http://127.0.0.1:7480 (default: a free port)")
-    sv.add_argument("--datanode-dirs", type=int, default=1, help="hdfs: data dirs per DataNode (default: 1)")
+    sv.add_argument("--datanode-dirs", default=1, help="hdfs: data dirs per DataNode (default: 1; "
+                    f"{bounds.DATANODE_DIRS.words()})")
     sv.add_argument("--data-dir", action="append", help="hdfs: where DataNodes keep their blocks (repeat for several "
                     "devices; DataNode i uses the i-th, round-robin; default: inside the service's directory)")
-    sv.add_argument("--workers", type=int, default=2, help="spark: number of Workers (default: 2), 1 core and 1 GB each; "
-                    "Worker i listens on 127.0.0.(i+1)")
+    sv.add_argument("--workers", default=2, help="spark: number of Workers (default: 2; "
+                    f"{bounds.SPARK_WORKERS.words()}), 1 core and 1 GB each; Worker i listens on 127.0.0.(i+1)")
     sv.add_argument("--worker-dirs", nargs="+", metavar="DIR", help="spark: where Workers keep shuffle and spill data "
                     "when no study has put them on its own dirs (Worker i on the i-th DIR, round-robin, in DIR/worker-<i>; "
                     "default: inside the service's directory)")
-    sv.add_argument("--osds", type=int, help="s3: OSDs, each BlueStore on its own sparse file (default: 1; a service "
-                    "keeps what it was created with)")
-    sv.add_argument("--gateways", type=int, help="s3: radosgw instances (default: 1)")
+    sv.add_argument("--osds", help="s3: OSDs, each BlueStore on its own sparse file (default: 1; a service "
+                    f"keeps what it was created with; {bounds.OSDS.words()})")
+    sv.add_argument("--gateways", help=f"s3: radosgw instances (default: 1; {bounds.GATEWAYS.words()})")
     sv.add_argument("--ec", metavar="K+M", help="s3: an erasure-coded data pool of K data and M coding chunks, such as 3+2 "
                     "(needs --osds >= K+M; default: replicated pools of size min(3, OSDs))")
     sv.add_argument("--balancer", choices=("haproxy", "none"), help="s3: haproxy puts HAProxy (round robin) in front of "
@@ -63,17 +66,22 @@ def _service(args):
     from ..services.yarn import services
 
     home = Path(args.dir) if args.dir else default_dir(args.service)
-    if args.workers < 1:
-        raise UserError(f"--workers: at least 1, got {args.workers}")
-    if args.port is not None and (args.service not in ("hdfs", "s3") or not 1 <= args.port <= 65535):
-        raise UserError(f"--port: a port 1-65535 for hdfs or s3, got {args.port} for {args.service}")
-    if args.service == "hdfs" and (args.datanodes < 1 or args.datanode_dirs < 1):
-        raise UserError("--datanodes and --datanode-dirs: at least 1")
+    # every number given is checked, whichever service it applies to: a slip is refused before anything is written.
+    # The ranges of --osds and --gateways are the S3 service's topology check (which also checks what a service
+    # was created with): here only that they are whole numbers
+    n = {flag: bounds.option(f"--{flag.replace('_', '-')}", getattr(args, flag), bound, in_range=flag not in ("osds", "gateways"))
+         for flag, bound in (("workers", bounds.SPARK_WORKERS), ("datanodes", bounds.DATANODES),
+                             ("datanode_dirs", bounds.DATANODE_DIRS), ("port", bounds.PORT), ("osds", bounds.OSDS),
+                             ("gateways", bounds.GATEWAYS)) if getattr(args, flag) is not None}
+    if "port" in n and args.service not in ("hdfs", "s3"):
+        raise UserError(f"--port: a port 1-65535 for hdfs or s3, got {n['port']} for {args.service}")
     options = {
         "yarn": {},
-        "spark": {"workers": args.workers, "worker_dirs": args.worker_dirs},
-        "hdfs": {"datanodes": args.datanodes, "dirs_per_datanode": args.datanode_dirs, "data_dirs": args.data_dir, "port": args.port},
-        "s3": {"port": args.port, "osds": args.osds, "gateways": args.gateways, "ec": args.ec, "balancer": args.balancer},
+        "spark": {"workers": n["workers"], "worker_dirs": args.worker_dirs},
+        "hdfs": {"datanodes": n["datanodes"], "dirs_per_datanode": n["datanode_dirs"], "data_dirs": args.data_dir,
+                 "port": n.get("port")},
+        "s3": {"port": n.get("port"), "osds": n.get("osds"), "gateways": n.get("gateways"), "ec": args.ec,
+               "balancer": args.balancer},
     }
     return services()[args.service](home, **options[args.service])
 

@@ -12,15 +12,19 @@ from functools import cache
 from importlib import resources
 from pathlib import Path
 
+from .. import bounds
+from ..bounds import field
 from ..errors import SpecError
 from ..tomlfile import read_toml
-from ..units import MB, parse_size
+from ..units import MB
 
 FIGURES = ("read_mb_s", "write_mb_s", "read_iops", "write_iops")
 TOP_KEYS = ("name", "source", "nodes", "cores", "memory", "network_gbps", "replication", "erasure", "price_usd",
             "data", "intermediate")
 DRIVE_KEYS = ("drive", "count") + FIGURES
-ERASURE = re.compile(r"^\s*([0-9]+)\s*\+\s*([0-9]+)\s*$")
+FIGURE_BOUNDS = {"read_mb_s": bounds.DRIVE_MB_S, "write_mb_s": bounds.DRIVE_MB_S,
+                 "read_iops": bounds.DRIVE_IOPS, "write_iops": bounds.DRIVE_IOPS}
+ERASURE = re.compile(r"^\s*([0-9]{1,9})\s*\+\s*([0-9]{1,9})\s*$")  # few digits: int() refuses thousands
 
 
 @dataclass(frozen=True)
@@ -124,14 +128,14 @@ def hardware_from_dict(raw: dict, src: str = "<hardware>") -> Hardware:
     source = raw.get("source", "")
     if not isinstance(source, str):
         raise SpecError(src, "source", f"expected a string saying where the figures come from, got {source!r}")
-    nodes = _whole(src, "nodes", _required(src, raw, "nodes", "the number of worker nodes"))
-    cores = _whole(src, "cores", _required(src, raw, "cores", "the tasks one node runs at once (its cores)"))
+    nodes = field(src, "nodes", _required(src, raw, "nodes", "the number of worker nodes"), bounds.NODES)
+    cores = field(src, "cores", _required(src, raw, "cores", "the tasks one node runs at once (its cores)"), bounds.CORES)
     memory = _memory(src, _required(src, raw, "memory", "the RAM of one node, a size such as \"16GB\""))
-    network_gbps = _positive(src, "network_gbps", raw.get("network_gbps", 10))
+    network_gbps = field(src, "network_gbps", raw.get("network_gbps", 10), bounds.NETWORK_GBPS)
     data = _drive_set(src, "data", _required(src, raw, "data", "the drives that hold the data on each node, "
                                              "a table such as [data] drive = \"hdd-7200\" count = 2"))
     intermediate = _drive_set(src, "intermediate", raw["intermediate"]) if "intermediate" in raw else data
-    price = _positive(src, "price_usd", raw["price_usd"]) if "price_usd" in raw else None
+    price = field(src, "price_usd", raw["price_usd"], bounds.HARDWARE_PRICE_USD) if "price_usd" in raw else None
     return Hardware(name, nodes, cores, memory, network_gbps, _write_copies(src, raw), data, intermediate, source,
                     intermediate_on_data="intermediate" not in raw, price_usd=price)
 
@@ -140,8 +144,8 @@ def _drive_set(src: str, where: str, raw) -> DriveSet:
     if not isinstance(raw, dict):
         raise SpecError(src, where, f"expected a table such as [{where}] drive = \"hdd-7200\" count = 2, got {raw!r}")
     _refuse_unknown(src, f"{where}.", raw, DRIVE_KEYS)
-    count = _whole(src, f"{where}.count", raw.get("count", 1))
-    given = {f: _positive(src, f"{where}.{f}", raw[f]) for f in FIGURES if f in raw}
+    count = field(src, f"{where}.count", raw.get("count", 1), bounds.DRIVES_PER_NODE)
+    given = {f: field(src, f"{where}.{f}", raw[f], FIGURE_BOUNDS[f]) for f in FIGURES if f in raw}
     drives = catalog()
     if "drive" not in raw:
         missing = [f for f in FIGURES if f not in given]
@@ -167,23 +171,23 @@ def _write_copies(src: str, raw: dict) -> float:
                         "(coding \"k+m\", e.g. \"6+3\"), not both")
     if "erasure" in raw:
         m = ERASURE.match(raw["erasure"]) if isinstance(raw["erasure"], str) else None
-        if not m or int(m.group(1)) < 1 or int(m.group(2)) < 1:
-            raise SpecError(src, "erasure", f"expected \"k+m\": k data and m parity blocks, each >= 1, "
-                            f"e.g. \"3+2\" or \"6+3\", got {raw['erasure']!r}")
+        if not m or not all(bounds.ERASURE_BLOCKS.fits(int(g)) for g in m.groups()):
+            raise SpecError(src, "erasure", f"expected \"k+m\": k data and m parity blocks, each "
+                            f"{bounds.ERASURE_BLOCKS.words()}, e.g. \"3+2\" or \"6+3\", got {raw['erasure']!r}")
         k, parity = int(m.group(1)), int(m.group(2))
         return (k + parity) / k
-    return float(_whole(src, "replication", raw.get("replication", 1)))
+    return float(field(src, "replication", raw.get("replication", 1), bounds.REPLICATION))
 
 
 def _memory(src: str, value) -> int:
     try:
-        size = parse_size(value)
+        size = bounds.size_of(value)
     except ValueError as e:
         raise SpecError(src, "memory", f"{e} (the RAM of one node)") from None
     if size < MB:  # surely `16` meant gigabytes, not bytes: make the unit explicit
         raise SpecError(src, "memory", f"{value!r} is {size} bytes, too small for a node's RAM: "
                         f"write a size with its unit, such as \"16GB\"")
-    return size
+    return bounds.in_size_bound(src, "memory", value, size, bounds.NODE_MEMORY)
 
 
 def _required(src: str, raw: dict, key: str, what: str):
@@ -194,17 +198,6 @@ def _required(src: str, raw: dict, key: str, what: str):
 
 def _refuse_unknown(src: str, where: str, table: dict, accepted: tuple[str, ...]) -> None:
     for key in table:
-        if key not in accepted:
-            raise SpecError(src, f"{where}{key}", f"unknown field; accepted here: {', '.join(accepted)}")
+        if key not in accepted:  # shown(): a quoted TOML key may hold a newline, and the error is one line
+            raise SpecError(src, f"{where}{bounds.shown(key)}", f"unknown field; accepted here: {', '.join(accepted)}")
 
-
-def _whole(src: str, field: str, value) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        raise SpecError(src, field, f"expected a whole number >= 1, got {value!r}")
-    return value
-
-
-def _positive(src: str, field: str, value) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0 or value == float("inf"):
-        raise SpecError(src, field, f"expected a number > 0, got {value!r}")
-    return float(value)

@@ -85,7 +85,7 @@ def study_model(results, calibrate: list[str] | None = None) -> tuple[Model, dic
         machines = {c: machines[c] for c in calibrate}
     if not machines:
         raise UserError(f"{results}: no configuration's devices have known speeds, so nothing calibrates the model: "
-                        "run the study on emulated devices (data = {{ emulate = \"sata-ssd\" }}) or measure its "
+                        "run the study on emulated devices (data = { emulate = \"sata-ssd\" }) or measure its "
                         "devices with `tierbench probe SPEC --out RESULTS` first")
     return Model(profiles, machines).calibrate(), study, unknown
 

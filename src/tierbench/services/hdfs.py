@@ -13,6 +13,7 @@ from pathlib import Path
 
 from ..engines.hadoop.runtime import hadoop_lib, log4j_dir
 from ..toolchain import ADD_OPENS, java_bin
+from .. import bounds
 from ..errors import UserError
 from .base import Daemon, free_port, port_free, wait_until_ready, xml_conf
 
@@ -50,6 +51,7 @@ class Hdfs:
                 "-cp", f"{conf}:{log4j_dir()}:{hadoop_lib()}/*", main, *args]
 
     def up(self, on_phase=print) -> dict:
+        self._check_options()
         if self.namenode.pid() or any(d.pid() for d in self._dn_daemons()):
             st = self.status()
             if st["ready"]:
@@ -74,22 +76,7 @@ class Hdfs:
             c.mkdir(parents=True, exist_ok=True)
             (c / "core-site.xml").write_text(xml_conf({"fs.defaultFS": common["fs.defaultFS"], "hadoop.tmp.dir": common["hadoop.tmp.dir"]}))
             (c / "hdfs-site.xml").write_text(xml_conf(common))
-        dn_dirs = []
-        for i in range(1, self.datanodes + 1):
-            c = self.home / "conf" / f"datanode-{i}"
-            c.mkdir(parents=True, exist_ok=True)
-            if self.data_dirs:
-                dirs = [Path(self.data_dirs[(i - 1) % len(self.data_dirs)]) / f"datanode-{i}-{k}" for k in range(self.dirs_per_datanode)]
-            else:
-                dirs = [self.home / f"datanode-{i}" / f"data{k}" for k in range(self.dirs_per_datanode)]
-            dn_dirs.append([str(d) for d in dirs])
-            (c / "core-site.xml").write_text(xml_conf({"fs.defaultFS": common["fs.defaultFS"], "hadoop.tmp.dir": self.home / "tmp" / f"dn{i}"}))
-            (c / "hdfs-site.xml").write_text(xml_conf(common | {
-                "dfs.datanode.data.dir": ",".join(f"file://{d}" for d in dirs),
-                "dfs.datanode.address": "127.0.0.1:0", "dfs.datanode.http.address": "127.0.0.1:0",
-                "dfs.datanode.ipc.address": "127.0.0.1:0", "dfs.datanode.hostname": "127.0.0.1",
-                # a finished block is on the disk before the writer is told so: durable studies measure the disks
-                "dfs.datanode.synconclose": "true"}))
+        dn_dirs = [self._write_datanode_conf(i, common) for i in range(1, self.datanodes + 1)]
         # the clients' conf: what HADOOP_CONF_DIR should point at
         client = self.home / "conf" / "client"
         client.mkdir(parents=True, exist_ok=True)
@@ -110,6 +97,31 @@ class Hdfs:
             d.start(self._java(self.home / "conf" / f"datanode-{i}", "org.apache.hadoop.hdfs.server.datanode.DataNode"))
         on_phase(f"waiting for {self.datanodes} DataNode(s) to be live")
         return wait_until_ready(self, [self.namenode, *self._dn_daemons()], "HDFS", READY_TIMEOUT_S, self.home / 'logs')
+
+    def _write_datanode_conf(self, i: int, common: dict) -> list[str]:
+        """DataNode i's conf dir (its own data dirs and ports on 127.0.0.1); its data dirs."""
+        c = self.home / "conf" / f"datanode-{i}"
+        c.mkdir(parents=True, exist_ok=True)
+        if self.data_dirs:
+            dirs = [Path(self.data_dirs[(i - 1) % len(self.data_dirs)]) / f"datanode-{i}-{k}" for k in range(self.dirs_per_datanode)]
+        else:
+            dirs = [self.home / f"datanode-{i}" / f"data{k}" for k in range(self.dirs_per_datanode)]
+        (c / "core-site.xml").write_text(xml_conf({"fs.defaultFS": common["fs.defaultFS"], "hadoop.tmp.dir": self.home / "tmp" / f"dn{i}"}))
+        (c / "hdfs-site.xml").write_text(xml_conf(common | {
+            "dfs.datanode.data.dir": ",".join(f"file://{d}" for d in dirs),
+            "dfs.datanode.address": "127.0.0.1:0", "dfs.datanode.http.address": "127.0.0.1:0",
+            "dfs.datanode.ipc.address": "127.0.0.1:0", "dfs.datanode.hostname": "127.0.0.1",
+            # a finished block is on the disk before the writer is told so: durable studies measure the disks
+            "dfs.datanode.synconclose": "true"}))
+        return [str(d) for d in dirs]
+
+    def _check_options(self) -> None:
+        """The CLI's bounds for callers of the library too: each DataNode is a JVM and a configuration written
+        before any starts, so 200,000 of them is a slip to refuse, not a loop to begin."""
+        bounds.option("--datanodes", self.datanodes, bounds.DATANODES)
+        bounds.option("--datanode-dirs", self.dirs_per_datanode, bounds.DATANODE_DIRS)
+        if self.port is not None:
+            bounds.option("--port", self.port, bounds.PORT)
 
     def _ports(self) -> dict:
         """The ports of this service folder's last start when they are still free (an interrupted study's spec

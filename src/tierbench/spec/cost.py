@@ -24,11 +24,11 @@
 """
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
+from .. import bounds
 from ..analysis.cost import ConfigCost, DriveClass, TB
 from ..errors import SpecError
-from ..units import parse_size
 
 COST_KEYS = ("years", "utilisation", "usd_per_kwh", "example_prices", "target_size", "drive_classes")
 DRIVE_KEYS = ("price_usd", "capacity", "watts", "endurance_tbw", "dwpd", "warranty_years")
@@ -47,13 +47,10 @@ class CostSpec:
     target_bytes: int | None = None  # target_size: per-job figures are also extrapolated to this data size
 
 
-def _number(src, where, value, minimum=0.0, strict=False, maximum=None):
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise SpecError(src, where, f"expected a number, got {value!r}")
-    if value < minimum or (strict and value == minimum) or (maximum is not None and value > maximum):
-        rng = f"{'>' if strict else '>='} {minimum}" + (f" and <= {maximum}" if maximum is not None else "")
-        raise SpecError(src, where, f"must be {rng}, got {value!r}")
-    return float(value)
+# the bounds every cost figure shares with `tierbench cost` and hardware descriptions (tierbench.bounds)
+DRIVES_COUNT = replace(bounds.DRIVES_PER_NODE, low=0)  # a class a configuration does not use: 0 drives of it
+COPIES = replace(bounds.REPLICATION, whole=False)  # protection.replication: a factor, as the spec always took it
+EC = re.compile(r"^\s*(\d{1,9})\s*\+\s*(\d{1,9})\s*$")  # few digits: int() refuses thousands
 
 
 def _unknown(src, where, table, allowed):
@@ -70,81 +67,81 @@ def parse_cost(src: str, raw_cost: dict | None, raw_storage: dict) -> CostSpec |
         return None
     raw_cost = raw_cost or {}
     _unknown(src, "cost", raw_cost, COST_KEYS)
-    years = _number(src, "cost.years", raw_cost.get("years", 3), 0, strict=True)
-    util = _number(src, "cost.utilisation", raw_cost.get("utilisation", 1.0), 0, strict=True, maximum=1)
-    kwh = _number(src, "cost.usd_per_kwh", raw_cost.get("usd_per_kwh", 0.0))
+    years = bounds.field(src, "cost.years", raw_cost.get("years", 3), bounds.YEARS)
+    util = bounds.field(src, "cost.utilisation", raw_cost.get("utilisation", 1.0), bounds.UTILISATION)
+    kwh = bounds.field(src, "cost.usd_per_kwh", raw_cost.get("usd_per_kwh", 0.0), bounds.USD_PER_KWH)
     example = raw_cost.get("example_prices", False)
     if not isinstance(example, bool):
         raise SpecError(src, "cost.example_prices", f"expected true or false, got {example!r}")
-
     target = None
     if "target_size" in raw_cost:
-        try:
-            target = parse_size(raw_cost["target_size"])
-        except ValueError as e:
-            raise SpecError(src, "cost.target_size", f"{e} (the data one job reads or writes, e.g. \"1TB\")") from None
-
-    classes = {}
-    for name, d in (raw_cost.get("drive_classes") or {}).items():
-        where = f"cost.drive_classes.{name}"
-        _unknown(src, where, d, DRIVE_KEYS)
-        for need in ("price_usd", "capacity"):
-            if need not in d:
-                raise SpecError(src, f"{where}.{need}", "missing")
-        try:
-            capacity = parse_size(d["capacity"], decimal=True)
-        except ValueError as e:
-            raise SpecError(src, f"{where}.capacity", str(e)) from None
-        endurance = None
-        if "endurance_tbw" in d and "dwpd" in d:
-            raise SpecError(src, where, "give endurance_tbw or dwpd, not both")
-        if "endurance_tbw" in d:
-            endurance = _number(src, f"{where}.endurance_tbw", d["endurance_tbw"], 0, strict=True) * TB
-        elif "dwpd" in d:
-            dwpd = _number(src, f"{where}.dwpd", d["dwpd"], 0, strict=True)
-            warranty = _number(src, f"{where}.warranty_years", d.get("warranty_years", 5), 0, strict=True)
-            endurance = dwpd * capacity * 365 * warranty
-        classes[name] = DriveClass(name, _number(src, f"{where}.price_usd", d["price_usd"]), capacity,
-                                   _number(src, f"{where}.watts", d.get("watts", 0)), endurance)
-
-    configs = {}
-    for cname, c in per_config.items():
-        where = f"storage.{cname}.cost"
-        _unknown(src, where, c, CONFIG_COST_KEYS)
-        nodes = c.get("nodes", 1)
-        if isinstance(nodes, bool) or not isinstance(nodes, int) or nodes < 1:
-            raise SpecError(src, f"{where}.nodes", f"expected a whole number >= 1, got {nodes!r}")
-        drives = c.get("drives", {})
-        _unknown(src, f"{where}.drives", drives, tuple(classes))  # names an undefined class -> error
-        for dname, n in drives.items():
-            if isinstance(n, bool) or not isinstance(n, int) or n < 0:
-                raise SpecError(src, f"{where}.drives.{dname}", f"expected a whole number of drives per node, got {n!r}")
-        for key in ("data_drive", "intermediate_drive"):
-            v = c.get(key)
-            if v is not None and v not in drives:
-                raise SpecError(src, f"{where}.{key}", f"{v!r} is not among this configuration's drives ({', '.join(drives) or 'none'})")
-        data_drive = c.get("data_drive") or (next(iter(drives)) if len(drives) == 1 else None)
-        inter_drive = c.get("intermediate_drive") or data_drive
-        copies = 1.0
-        prot = c.get("protection")
-        if prot is not None:
-            _unknown(src, f"{where}.protection", prot, ("replication", "ec"))
-            if "replication" in prot:
-                copies = _number(src, f"{where}.protection.replication", prot["replication"], 1)
-            elif "ec" in prot:
-                m = re.match(r"^\s*(\d+)\s*\+\s*(\d+)\s*$", str(prot["ec"]))
-                if not m or int(m.group(1)) < 1:
-                    raise SpecError(src, f"{where}.protection.ec", f"expected \"k+m\" such as \"3+2\", got {prot['ec']!r}")
-                k, mm = int(m.group(1)), int(m.group(2))
-                copies = (k + mm) / k
-        if "price_usd" in c:
-            price = _number(src, f"{where}.price_usd", c["price_usd"])
-        elif "node_price_usd" in c or drives:
-            node = _number(src, f"{where}.node_price_usd", c.get("node_price_usd", 0))
-            net = _number(src, f"{where}.network_usd", c.get("network_usd", 0))
-            price = nodes * (node + sum(classes[d].price_usd * n for d, n in drives.items())) + net
-        else:
-            raise SpecError(src, f"{where}.price_usd", "missing: give the configuration's price_usd or a bill of materials (node_price_usd, drives)")
-        configs[cname] = ConfigCost(price, nodes, _number(src, f"{where}.node_watts", c.get("node_watts", 0)),
-                                    dict(drives), data_drive, inter_drive, copies)
+        target = bounds.field_size(src, "cost.target_size", raw_cost["target_size"], bounds.DATA_SIZE,
+                                   what=" (the data one job reads or writes, e.g. \"1TB\")")
+    drive_classes = raw_cost.get("drive_classes") or {}
+    if not isinstance(drive_classes, dict):
+        raise SpecError(src, "cost.drive_classes", "expected a table of drive classes, such as [cost.drive_classes.ssd]")
+    classes = {name: _drive_class(src, f"cost.drive_classes.{name}", name, d) for name, d in drive_classes.items()}
+    configs = {cname: _config_cost(src, f"storage.{cname}.cost", c, classes) for cname, c in per_config.items()}
     return CostSpec(years, util, kwh, example, classes, configs, target)
+
+
+def _drive_class(src: str, where: str, name: str, d) -> DriveClass:
+    _unknown(src, where, d, DRIVE_KEYS)
+    for need in ("price_usd", "capacity"):
+        if need not in d:
+            raise SpecError(src, f"{where}.{need}", "missing")
+    capacity = bounds.field_size(src, f"{where}.capacity", d["capacity"], bounds.DRIVE_CAPACITY, decimal=True)
+    endurance = None
+    if "endurance_tbw" in d and "dwpd" in d:
+        raise SpecError(src, where, "give endurance_tbw or dwpd, not both")
+    if "endurance_tbw" in d:
+        endurance = bounds.field(src, f"{where}.endurance_tbw", d["endurance_tbw"], bounds.ENDURANCE_TBW) * TB
+    elif "dwpd" in d:
+        dwpd = bounds.field(src, f"{where}.dwpd", d["dwpd"], bounds.DWPD)
+        warranty = bounds.field(src, f"{where}.warranty_years", d.get("warranty_years", 5), bounds.YEARS)
+        endurance = dwpd * capacity * 365 * warranty
+    return DriveClass(name, bounds.field(src, f"{where}.price_usd", d["price_usd"], bounds.PRICE_USD), capacity,
+                      bounds.field(src, f"{where}.watts", d.get("watts", 0), bounds.WATTS), endurance)
+
+
+def _config_cost(src: str, where: str, c, classes: dict) -> ConfigCost:
+    _unknown(src, where, c, CONFIG_COST_KEYS)
+    nodes = bounds.field(src, f"{where}.nodes", c.get("nodes", 1), bounds.NODES)
+    drives = c.get("drives", {})
+    _unknown(src, f"{where}.drives", drives, tuple(classes))  # names an undefined class -> error
+    for dname, n in drives.items():
+        bounds.field(src, f"{where}.drives.{dname}", n, DRIVES_COUNT)
+    for key in ("data_drive", "intermediate_drive"):
+        v = c.get(key)
+        if v is not None and v not in drives:
+            raise SpecError(src, f"{where}.{key}", f"{v!r} is not among this configuration's drives ({', '.join(drives) or 'none'})")
+    data_drive = c.get("data_drive") or (next(iter(drives)) if len(drives) == 1 else None)
+    inter_drive = c.get("intermediate_drive") or data_drive
+    copies = _copies(src, f"{where}.protection", c.get("protection"))
+    if "price_usd" in c:
+        price = bounds.field(src, f"{where}.price_usd", c["price_usd"], bounds.PRICE_USD)
+    elif "node_price_usd" in c or drives:
+        node = bounds.field(src, f"{where}.node_price_usd", c.get("node_price_usd", 0), bounds.PRICE_USD)
+        net = bounds.field(src, f"{where}.network_usd", c.get("network_usd", 0), bounds.PRICE_USD)
+        price = nodes * (node + sum(classes[d].price_usd * n for d, n in drives.items())) + net
+    else:
+        raise SpecError(src, f"{where}.price_usd", "missing: give the configuration's price_usd or a bill of materials (node_price_usd, drives)")
+    return ConfigCost(price, nodes, bounds.field(src, f"{where}.node_watts", c.get("node_watts", 0), bounds.WATTS),
+                      dict(drives), data_drive, inter_drive, copies)
+
+
+def _copies(src: str, where: str, prot) -> float:
+    """Bytes stored per byte written: the replication factor, or (k+m)/k for erasure coding k+m."""
+    if prot is None:
+        return 1.0
+    _unknown(src, where, prot, ("replication", "ec"))
+    if "replication" in prot:
+        return bounds.field(src, f"{where}.replication", prot["replication"], COPIES)
+    if "ec" in prot:
+        m = EC.match(str(prot["ec"]))
+        if not m or not all(bounds.ERASURE_BLOCKS.fits(int(g)) for g in m.groups()):
+            raise SpecError(src, f"{where}.ec", f"expected \"k+m\" such as \"3+2\", k and m each "
+                            f"{bounds.ERASURE_BLOCKS.words()}, got {prot['ec']!r}")
+        k, mm = int(m.group(1)), int(m.group(2))
+        return (k + mm) / k
+    return 1.0
