@@ -295,3 +295,18 @@ def test_property_hardware_fields(capsys, cwd, tmp_path, data, name):
     hw = tmp_path / "lab.toml"
     hw.write_text(_hardware_text(name, data.draw(_outside(HW_FIELDS[name]))))
     _refused_and_nothing_made(capsys, cwd, "predict", "results", "--hardware", hw, says=f"{hw}: {name}: ")
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--size=1e400GB"], "--size"), (["--size=1MB"], "--size"),
+    (["--profile", "custom", "--read-mb-s=nan", "--write-mb-s=1", "--read-iops=1", "--write-iops=1"], "--read-mb-s"),
+    (["--profile", "custom", "--read-mb-s=1", "--write-mb-s=1e-300", "--read-iops=1", "--write-iops=1"], "--write-mb-s"),
+    (["--profile", "custom", "--read-mb-s=1", "--write-mb-s=1", "--read-iops=inf", "--write-iops=1"], "--read-iops"),
+    (["--profile", "custom", "--read-mb-s=abc", "--write-mb-s=1", "--read-iops=1", "--write-iops=1"], "--read-mb-s"),
+])
+def test_emulate_up_refuses_absurd_figures_in_one_line_before_anything(argv, words, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("TIERBENCH_CACHE", str(tmp_path / "cache"))
+    assert main(["emulate", "up", "dev1", *argv]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and words in err[0], err
+    assert not (tmp_path / "cache").exists()

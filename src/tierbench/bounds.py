@@ -181,3 +181,4 @@ OSDS = Bound(1, 16, "OSDs on this machine", whole=True)  # as services/s3.py's t
 GATEWAYS = Bound(1, 16, "radosgw instances", whole=True)
 # fio's blocks are 1 MiB; the top is only a sanity limit: whether the device can hold it is the free-space check's
 PROBE_SIZE = Bound(1 << 20, 1024 * TB, size=True)
+EMULATED_SIZE = Bound(256 << 20, 64 * TB, size=True)  # ext4 and the data at least (as a spec's emulate size); sparse

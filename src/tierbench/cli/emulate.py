@@ -31,14 +31,15 @@ def add_parser(subparsers):
     e.add_argument("--profile", default="hdd", help="hdd, sata-ssd, nvme or custom (default: hdd)")
     e.add_argument("--size", default="8GB", help="the device's size (a sparse file: disk space is taken as written)")
     e.add_argument("--no-check", action="store_true", help="up: skip the fio check on the device (about 10 s)")
-    for flag in ("read-mb-s", "write-mb-s", "read-iops", "write-iops"):
-        e.add_argument(f"--{flag}", type=float, help="custom profile: " + flag.replace("-", " "))
+    for flag in ("read-mb-s", "write-mb-s", "read-iops", "write-iops"):  # (read as text: bounds.py checks them)
+        e.add_argument(f"--{flag}", help="custom profile: " + flag.replace("-", " "))
     return e
 
 
 def run(args) -> int:
+    from .. import bounds
+    from ..ownership import check_name
     from ..storage import emulation as em
-    from ..units import parse_size
 
     if args.action == "status":
         devs = em.devices()
@@ -53,16 +54,16 @@ def run(args) -> int:
         em.down(args.name)
         print(f"{args.name}: down (unmounted, detached, its image deleted)")
         return 0
-    try:
-        size = parse_size(args.size)
-    except ValueError as e:
-        raise UserError(f"--size: {e}") from None
+    check_name(args.name, "emulate up: the device's name")
+    size = bounds.option_size("--size", args.size, bounds.EMULATED_SIZE)
     custom = None
     if args.profile == "custom":
-        figures = [args.read_mb_s, args.write_mb_s, args.read_iops, args.write_iops]
-        if any(f is None or f <= 0 for f in figures):
+        figures = {"--read-mb-s": args.read_mb_s, "--write-mb-s": args.write_mb_s, "--read-iops": args.read_iops,
+                   "--write-iops": args.write_iops}
+        if any(f is None for f in figures.values()):
             raise UserError("--profile custom needs --read-mb-s, --write-mb-s, --read-iops and --write-iops, each > 0")
-        custom = em.Profile("custom", *figures, "given on the command line")
+        custom = em.Profile("custom", *(bounds.option(flag, v, bounds.DRIVE_IOPS if "iops" in flag else bounds.DRIVE_MB_S)
+                                        for flag, v in figures.items()), "given on the command line")
     dev = em.up(args.name, args.profile, size, custom, on_phase=lambda t: print(f"  {t}"))
     if not args.no_check:
         em.fio_check(dev, on_phase=lambda t: print(f"  {t}"))
