@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from tierbench.report.mdtext import md_inline
 from tierbench.report import EXPORTERS, StudyResults, render_report
 from tierbench.report import export, render
 from tierbench.report.document import Bullets, Figure, Notice, Paragraph, Report, Section, Strong, Table
@@ -133,7 +134,7 @@ def test_markdown_has_every_table_note_and_warning_of_the_html(request, which):
     assert any("too few" in n.text for n in notices)
     for n in notices:
         assert f"<div class='{n.kind}'>{n.icon} {html.escape(n.text)}</div>" in html_text
-        assert f"> {n.icon} {n.text}" in md
+        assert f"> {n.icon} {md_inline(n.text)}" in md  # (user text escaped: no raw HTML, no injected table cell)
     assert html_text.count("<div class='warn'>") + html_text.count("<div class='fail'>") == len(notices)
     assert md.count("> ⚠") + md.count("> ✗") == len(notices)
     for p in (b for b in blocks if isinstance(b, Paragraph)):

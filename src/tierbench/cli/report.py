@@ -1,5 +1,7 @@
 """tierbench report DIR: re-render report.html and report.md from stored results."""
 
+from ..errors import UserError
+
 
 def add_parser(subparsers):
     rep = subparsers.add_parser("report", help="re-render report.html and report.md from stored results (offline)")
@@ -11,7 +13,12 @@ def add_parser(subparsers):
 
 def run(args) -> int:
     from ..report import render_report
+    from ..report.render import ReportNotWritten
 
-    html_path, md_path = render_report(args.dir, allow_mixed=args.allow_mixed)
+    try:
+        html_path, md_path = render_report(args.dir, allow_mixed=args.allow_mixed)
+    except ReportNotWritten as e:  # (a read-only folder, a directory where the report goes, a full disk)
+        raise UserError(f"cannot write the report {e.filename}: {e.strerror}; the results folder must be writable and "
+                        "report.html and report.md files (or absent)") from None
     print(f"report: {html_path.resolve()}\n        {md_path.resolve()}")
     return 0

@@ -14,8 +14,10 @@ def add_parser(subparsers):
 
 
 def run(args) -> int:
-    from ..report.export import EXPORTERS
     from ..store import ResultsDir
 
-    sys.stdout.write(EXPORTERS[args.format](ResultsDir(args.dir).records()))
+    records = ResultsDir(args.dir).records()  # first: a folder it refuses is refused before the report's imports (seconds)
+    from ..report.export import EXPORTERS
+
+    sys.stdout.write(EXPORTERS[args.format](records))
     return 0

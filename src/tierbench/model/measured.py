@@ -76,7 +76,7 @@ def load(results) -> tuple[list[RunProfile], dict[str, Machine], dict]:
         rd = ResultsDir(path)
         study = rd.study()
         first = first or study
-        records = rd.records()
+        records = rd.records(analysed=True)
         profiles += [p for p in (profile_run(r, study.get("storage_map") or {}) for r in records) if p]
         for r in records:
             if r["config"] not in machines and r.get("status") == "ok":

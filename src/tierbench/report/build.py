@@ -24,7 +24,7 @@ from .document import Bullets, Figure, Notice, Paragraph, Report, Section, Stron
 
 def load_study(path) -> tuple[dict, list[dict]]:
     rd = ResultsDir(path)
-    return rd.study(), rd.records()
+    return rd.study(), rd.records(analysed=True)
 
 
 def _runs_for_analysis(records: list[dict]) -> list[dict]:

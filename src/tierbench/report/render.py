@@ -18,6 +18,7 @@ from typing import ClassVar
 
 from ..store import ResultsDir
 from .build import StudyResults
+from .mdtext import block_start, md_block, md_heading, md_inline
 from .document import Block, Bullets, Figure, Notice, Paragraph, Report, Section, Strong, Table
 
 
@@ -29,8 +30,18 @@ class Exporter(ABC):
     def render(self, results: StudyResults) -> str: ...
 
     def write(self, results: StudyResults, path: str | os.PathLike) -> Path:
-        """Render to path, atomically: the old file stays whole until the new one is complete."""
-        return write_atomic(path, self.render(results))
+        """Render to path, atomically: the old file stays whole until the new one is complete. A path that cannot be
+        written (a read-only folder, a directory in the way, a full disk) raises ReportNotWritten, naming it."""
+        text = self.render(results)
+        try:
+            return write_atomic(path, text)
+        except OSError as e:
+            raise ReportNotWritten(e.errno, e.strerror or str(e), str(path)) from e
+
+
+class ReportNotWritten(OSError):
+    """A report file that could not be written: `filename` is the file (not the temporary one the OS error may
+    name), errno and strerror the OS's reason. An OSError still, for callers that catch those."""
 
 
 class DocumentExporter(Exporter):
@@ -117,7 +128,7 @@ class HtmlExporter(DocumentExporter):
 # -- Markdown ----------------------------------------------------------------------------------------------
 
 def table_md(head, rows) -> str:
-    esc = lambda x: str(x).replace("|", "\\|").replace("\n", " ")
+    esc = md_inline  # (a cell's text: no line break, HTML or cell break of its own)
     lines = ["| " + " | ".join(esc(x) for x in head) + " |", "|" + "---|" * len(head)]
     lines += ["| " + " | ".join(esc(x) for x in row) + " |" for row in rows]
     return "\n".join(lines)
@@ -128,7 +139,7 @@ class MarkdownExporter(DocumentExporter):
     suffix = ".md"
 
     def render_document(self, doc: Report) -> str:
-        chunks = [(None, f"# {doc.title}"), (None, self._paragraph(doc.subtitle))]
+        chunks = [(None, f"# {md_heading(doc.title)}"), (None, self._paragraph(doc.subtitle))]
         for s in doc.sections:
             chunks += self._block(s)
         out = chunks[0][1]
@@ -138,25 +149,27 @@ class MarkdownExporter(DocumentExporter):
         return out + "\n"
 
     def _paragraph(self, p: Paragraph) -> str:
-        return "".join(f"**{x.text}**" if isinstance(x, Strong) else x for x in p.parts).strip()
+        text = "".join(f"**{md_inline(x.text)}**" if isinstance(x, Strong) else md_inline(x) for x in p.parts).strip()
+        return text if p.parts and isinstance(p.parts[0], Strong) else block_start(text)
 
     def _block(self, b: Block) -> list[tuple[type | None, str]]:
         match b:
             case Section():
-                out = [(Section, "#" * b.level + f" {b.title}" + (f" — {b.aside}" if b.aside else ""))]
+                aside = f" — {md_heading(b.aside)}" if b.aside else ""
+                out = [(Section, "#" * b.level + f" {md_heading(b.title)}{aside}")]
                 for x in b.blocks:
                     out += self._block(x)
                 return out
             case Paragraph():
                 return [(Paragraph, self._paragraph(b))]
             case Bullets():
-                return [(Bullets, "\n".join(f"- {x}" for x in b.items))]
+                return [(Bullets, "\n".join(f"- {md_block(x)}" for x in b.items))]
             case Notice():
-                return [(Notice, f"> {b.icon} {b.text}")]
+                return [(Notice, f"> {b.icon} {md_inline(b.text)}")]
             case Table():
                 return [(Table, table_md(b.head, b.rows))]
             case Figure():
-                return [(Figure, f"*Chart in report.html: {b.caption}.*" if b.caption else "*Chart in report.html.*")]
+                return [(Figure, f"*Chart in report.html: {md_inline(b.caption)}.*" if b.caption else "*Chart in report.html.*")]
         raise TypeError(f"no Markdown for {type(b).__name__}")
 
 
@@ -174,6 +187,19 @@ class JsonExporter(RecordsExporter):
         return json.dumps(records, indent=2, default=str)
 
 
+# a text cell starting with one of these is a formula to a spreadsheet (=, +, -, @; tab and CR before one):
+# a label or an error message such as "=HYPERLINK(...)" would run on opening the CSV (OWASP: CSV injection)
+FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def csv_cell(value):
+    """A value as a CSV cell: text that a spreadsheet would evaluate gets a leading ' (shown, not evaluated);
+    numbers, negative ones too, stay numbers."""
+    if isinstance(value, str) and value.startswith(FORMULA_START):
+        return "'" + value
+    return value
+
+
 class CsvExporter(RecordsExporter):
     name = "csv"
     suffix = ".csv"
@@ -182,9 +208,10 @@ class CsvExporter(RecordsExporter):
         metric_names = sorted({m for r in records for m in r.get("metrics", {})})
         buf = io.StringIO()
         w = csv.writer(buf)
-        w.writerow(list(CSV_FIXED) + [f"metrics.{m}" for m in metric_names])
+        w.writerow([csv_cell(x) for x in list(CSV_FIXED) + [f"metrics.{m}" for m in metric_names]])
         for r in records:
-            w.writerow([r.get(k) for k in CSV_FIXED] + [r.get("metrics", {}).get(m) for m in metric_names])
+            row = [r.get(k) for k in CSV_FIXED] + [r.get("metrics", {}).get(m) for m in metric_names]
+            w.writerow([csv_cell(x) for x in row])
         return buf.getvalue()
 
 
@@ -239,6 +266,6 @@ def render_report(path, allow_mixed: bool = False) -> tuple[Path, Path]:
     from .build import _runs_for_analysis
 
     rd = ResultsDir(path)
-    results = StudyResults(rd.study(), rd.records())
+    results = StudyResults(rd.study(), rd.records(analysed=True))
     check_pools(_runs_for_analysis(results.records), allow_mixed, str(rd.path))
     return tuple(EXPORTERS[name].write(results, rd.path / f"report{EXPORTERS[name].suffix}") for name in ("html", "md"))

@@ -85,6 +85,8 @@ def upgrade(record: dict) -> dict:
     r = dict(record)
     version = r.get("schema_version", 1)
     r.setdefault("variant", r.get("config"))  # early version-1 records: one engine, the variant is the configuration
+    # a hand-made record with a variant only: its configuration is the variant's (config@engine) first part
+    r.setdefault("config", r["variant"].split("@", 1)[0] if isinstance(r.get("variant"), str) else None)
     if version < 2:
         r["io"] = io_of(r.get("workload", ""), r.get("metrics", {})) if r.get("status") == "ok" else {}
     if version < 3:
@@ -92,3 +94,22 @@ def upgrade(record: dict) -> dict:
         r.setdefault("sync_gaps", [])
     r["schema_version"] = SCHEMA_VERSION
     return r
+
+
+def upgrade_study(study: dict) -> dict:
+    """A stored study (checked) brought up to this version: each known workload's parameters that its spec does not
+    hold (it was stored before they existed) at their defaults, which are what ran before them."""
+    from ..workloads import WORKLOADS
+
+    out = dict(study, spec=dict(study["spec"]))
+    out["spec"]["workloads"] = [dict(w, params=_with_defaults(WORKLOADS[w["name"]].params, w["params"]))
+                                if w["name"] in WORKLOADS else w for w in study["spec"]["workloads"]]
+    return out
+
+
+def _with_defaults(declared, params: dict) -> dict:
+    out = dict(params)
+    for p in declared:
+        if p.name not in out:
+            out[p.name] = p.parse(p.default) if p.kind == "size" and p.default is not None else p.default
+    return out

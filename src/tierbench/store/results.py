@@ -16,10 +16,14 @@ from pathlib import Path
 
 from ..errors import UserError
 from ..locks import LOCK_FILE, HeldLock
-from .record import RECORD_FIELDS, SCHEMA_VERSION, upgrade  # noqa: F401 (RECORD_FIELDS: re-exported)
+from ..units import format_size
+from .reading import LINE_MAX_BYTES, STUDY_MAX_BYTES, capped_lines, last_newline, open_regular, read_capped
+from .record import RECORD_FIELDS, SCHEMA_VERSION, upgrade, upgrade_study  # noqa: F401 (RECORD_FIELDS: re-exported)
+from .schema import record_problem, study_problem
 
 STUDY_FILE = "study.json"
 RUNS_FILE = "runs.jsonl"
+
 
 def latest_ok(records: list[dict]) -> dict[str, dict]:
     """The last ok record of each run key (a run re-done after a failure supersedes it)."""
@@ -30,24 +34,27 @@ def latest_ok(records: list[dict]) -> dict[str, dict]:
     return out
 
 
-# what a record must have to be analysed (a line of valid JSON of another shape is skipped, with a warning)
-RECORD_SHAPE = {"run_key": str, "status": str, "workload": str, "label": str, "repeat": int,
-                "metrics": dict, "details": dict}
-STUDY_SHAPE = {"name": str, "spec": dict}
-SPEC_SHAPE = {"storage": list, "workloads": list, "baseline": str, "repeats": int}
+MAX_WARNED = 10  # damaged records named one by one per read; past this, one line counts the rest
+_said: set[str] = set()
 
 
 def warn(text: str) -> None:
-    print(f"tierbench: warning: {text}", file=sys.stderr)
+    """To stderr, once per process: the same folder is read more than once in a command (resume, report)."""
+    if text not in _said:
+        _said.add(text)
+        print(f"tierbench: warning: {text}", file=sys.stderr)
 
 
-def _shape_error(obj, shape: dict) -> str | None:
-    if not isinstance(obj, dict):
-        return f"a JSON {type(obj).__name__}, not an object"
-    for key, kind in shape.items():
-        if not isinstance(obj.get(key), kind):
-            return f"`{key}` is missing or not a {kind.__name__}"
-    return None
+def _parse_record(line: bytes, analysed: bool) -> tuple[dict | None, str | None]:
+    """(the record, None), or (None, what is wrong with the line)."""
+    try:
+        rec = json.loads(line.decode("utf-8", errors="replace"))
+    except ValueError:
+        return None, "not valid JSON (cut short?)"
+    except RecursionError:  # (valid JSON nested thousands deep: no record is)
+        return None, "JSON nested too deeply to be a run record"
+    problem = record_problem(rec, analysed)
+    return (None, problem) if problem else (rec, None)
 
 
 class ResultsDir:
@@ -56,6 +63,7 @@ class ResultsDir:
         self.on_warning = on_warning
         self._lock: HeldLock | None = None
         self._made_folder = None
+        self._warned: set[str] = set()  # what on_warning was told already: each damaged line once
 
     @property
     def study_file(self) -> Path:
@@ -118,7 +126,7 @@ class ResultsDir:
         self.runs_file.touch()
 
     def update_study(self, **fields) -> None:
-        study = self.study()
+        study = self._read_study()  # (as stored: what study() adds on reading is not written back)
         study.update(fields)
         self._write_json(self.study_file, study)
 
@@ -128,15 +136,20 @@ class ResultsDir:
         os.replace(tmp, path)
 
     def study(self) -> dict:
-        if not self.exists():
+        """study.json, checked and upgraded to this version (record.upgrade_study; the file is not rewritten). A file
+        that is not a study (wrong shape, too large, not a regular file) is a UserError naming it and what is wrong."""
+        return upgrade_study(self._read_study())
+
+    def _read_study(self) -> dict:
+        if not os.path.lexists(self.study_file):
             raise UserError(f"{self.path}: no tierbench results here (no {STUDY_FILE})")
         try:
-            study = json.loads(self.study_file.read_text())
-        except ValueError as e:
+            study = json.loads(read_capped(self.study_file, STUDY_MAX_BYTES, STUDY_FILE))
+        except (ValueError, RecursionError) as e:
             raise UserError(f"{self.study_file}: damaged ({e})") from None
-        except OSError as e:
+        except OSError as e:  # (a dangling link too)
             raise UserError(f"{self.study_file}: cannot read it: {e.strerror}") from None
-        problem = _shape_error(study, STUDY_SHAPE) or _shape_error(study["spec"], SPEC_SHAPE)
+        problem = study_problem(study)
         if problem:
             raise UserError(f"{self.study_file}: not a tierbench study ({problem})")
         version = study.get("schema_version")
@@ -157,48 +170,84 @@ class ResultsDir:
             f.flush()
             os.fsync(f.fileno())
 
+    def _open_runs(self):
+        """runs.jsonl opened for reading (a regular file only), or None when there is none."""
+        if not os.path.lexists(self.runs_file):
+            return None
+        try:
+            return open_regular(self.runs_file)
+        except OSError as e:  # (a dangling link too)
+            raise UserError(f"{self.runs_file}: cannot read it: {e.strerror}") from None
+
     def cut_torn_tail(self) -> None:
         """Before resuming: a last line cut short (a kill or a full disk mid-write) is cut off, with a warning."""
-        if not self.runs_file.exists():
+        f = self._open_runs()
+        if f is None:
             return
-        data = self.runs_file.read_bytes()
-        end = len(data)
-        if data and not data.endswith(b"\n"):
-            end = data.rfind(b"\n") + 1
-        else:
-            start = data.rfind(b"\n", 0, max(len(data) - 1, 0)) + 1
-            try:
-                json.loads(data[start:])
-            except ValueError:
-                end = start if data[start:].strip() else end
-        if end < len(data):
-            with open(self.runs_file, "r+b") as f:
-                f.truncate(end)
-                os.fsync(f.fileno())
-            self.on_warning(f"{self.runs_file}: cut off a torn last line ({len(data) - end} bytes, a run that was "
+        with f:
+            size = os.fstat(f.fileno()).st_size
+            end = _torn_tail(f, size)
+        if end < size:
+            with open(self.runs_file, "r+b") as w:  # (a regular file: checked as it was opened above)
+                w.truncate(end)
+                os.fsync(w.fileno())
+            self.on_warning(f"{self.runs_file}: cut off a torn last line ({size - end} bytes, a run that was "
                             "being recorded when tierbench stopped): that run will run again")
 
-    def records(self) -> list[dict]:
-        """Every readable record (upgraded to this schema). A damaged line is skipped with a warning naming it."""
+    def records(self, analysed: bool = False) -> list[dict]:
+        """Every readable record (upgraded to this schema). A line that is not a record (damaged, of the wrong
+        shape, too long) is skipped with a warning naming it and what is wrong. `analysed`: for the report and the
+        model, which also skip a successful run without a runtime (the export and --resume keep it)."""
         self.study()
-        out = []
-        if not self.runs_file.exists():
+        out, skipped = [], []
+        f = self._open_runs()
+        if f is None:
             return out
-        with open(self.runs_file, errors="replace") as f:
-            for n, line in enumerate(f, 1):
+        with f:
+            for n, line in capped_lines(f, LINE_MAX_BYTES):
+                if line is None:
+                    skipped.append((n, f"longer than {format_size(LINE_MAX_BYTES)}: no run record is"))
+                    continue
                 if not line.strip():
                     continue
-                try:
-                    rec = json.loads(line)
-                    problem = _shape_error(rec, RECORD_SHAPE)
-                except ValueError:
-                    problem = "not valid JSON (cut short?)"
+                rec, problem = _parse_record(line, analysed)
                 if problem:
-                    self.on_warning(f"{self.runs_file}:{n}: damaged record skipped ({problem})")
+                    skipped.append((n, problem))
                     continue
                 out.append(upgrade(rec))
+        for n, problem in skipped[:MAX_WARNED]:
+            self._warn_once(f"{self.runs_file}:{n}: damaged record skipped ({problem})")
+        if len(skipped) > MAX_WARNED:
+            self._warn_once(f"{self.runs_file}: {len(skipped) - MAX_WARNED} more damaged records skipped (lines "
+                            f"{skipped[MAX_WARNED][0]} to {skipped[-1][0]})")
         return out
+
+    def _warn_once(self, text: str) -> None:
+        if text not in self._warned:
+            self._warned.add(text)
+            self.on_warning(text)
 
     def log_path(self, name: str) -> Path:
         (self.path / "logs").mkdir(exist_ok=True)
         return self.path / "logs" / name
+
+
+def _torn_tail(f, size: int) -> int:
+    """Where runs.jsonl should end: before a last line cut short (no newline, or a whole line of bad JSON)."""
+    if size == 0:
+        return 0
+    f.seek(size - 1)
+    if f.read(1) != b"\n":
+        return last_newline(f, size) + 1
+    start = last_newline(f, size - 1) + 1
+    if size - start > LINE_MAX_BYTES:  # a whole line, only too long to be a record: records() skips it
+        return size
+    f.seek(start)
+    line = f.read(size - start)
+    try:
+        json.loads(line)
+    except ValueError:
+        return start if line.strip() else size
+    except RecursionError:  # (whole, and valid)
+        return size
+    return size
