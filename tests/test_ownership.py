@@ -254,3 +254,48 @@ def test_results_inside_a_kept_data_root_are_refused_and_the_kept_data_stays(tmp
     with pytest.raises(OwnershipError, match="inside"):
         StudyRunner(spec, inside, ["test"], engines={"spark": FakeEngine(JOB_RESULTS)}).run()
     assert (root / "kept.txt").is_file() and not inside.exists()
+
+
+def test_a_full_results_disk_is_one_line_with_every_finished_run_recorded(small_disk, tmp_path):
+    """A run whose logs fill the results folder's disk: its record still goes in (in the room tierbench keeps for
+    records), the study stops in one line, and no partial study.tmp is left."""
+    from test_cluster_configs import JOB_RESULTS, TERA_TOML, spec_of
+    from tierbench.engines.fake import FakeEngine
+    from tierbench.errors import UserError
+    from tierbench.runner import StudyRunner
+    from tierbench.store import ResultsDir
+
+    out = small_disk / "results"
+
+    class ChattyEngine(FakeEngine):  # a job whose log fills the disk (the disk and its ENOSPC are real)
+        def run(self, req, on_progress):
+            outcome = super().run(req, on_progress)
+            if req.workload.name == "terasort":
+                with open(out / "logs" / "chatty.log", "wb") as f:
+                    try:
+                        while True:
+                            f.write(b"x" * (1 << 16))
+                            f.flush()
+                    except OSError:
+                        pass
+            return outcome
+
+    spec = spec_of(tmp_path, "", f'[storage.a]\ndata = ["{tmp_path}/data"]\n', TERA_TOML)
+    with pytest.raises(UserError, match="is full: the run that just ended is recorded"):
+        StudyRunner(spec, out, ["test"], engines={"spark": ChattyEngine(JOB_RESULTS)}).run()
+    recs = [r["run_key"] for r in ResultsDir(out).records()]
+    assert recs == ["r1/a/teragen", "r1/a/terasort"]
+    assert not list(out.glob("*.tmp"))
+
+
+def test_a_stray_probe_json_does_not_make_a_users_folder_tierbenchs(tmp_path):
+    from tierbench.errors import UserError
+    from tierbench.store import ResultsDir
+
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / "probe.json").write_text('{"my": "notes"}')
+    with pytest.raises(UserError, match="not empty"):
+        ResultsDir(folder).check_writable_as_new()
+    (folder / "probe.json").write_text(json.dumps({"/dev/sda": {"device": "sda", "dirs": ["/d"], "tests": {}}}))
+    ResultsDir(folder).check_writable_as_new()  # tierbench probe's own result: the study takes it over

@@ -63,3 +63,12 @@ def test_a_name_ending_in_a_newline_is_refused(tmp_path):
         with pytest.raises(SpecError) as e:
             parse_spec({**raw, "workloads": [{"name": "teragen"}]}, "s.toml", tmp_path)
         assert e.value.field == where
+
+
+def test_a_credential_in_an_engine_error_never_reaches_the_record(tmp_path, monkeypatch):
+    monkeypatch.setenv("AWS_SESSION_TOKEN", SECRET)
+    spec = spec_of(tmp_path, "", f'[storage.a]\ndata = ["{tmp_path}/data"]\n', TERA_TOML)
+    engine = FakeEngine(JOB_RESULTS, fail={"terasort": f"AccessDenied: token {SECRET} expired"})
+    StudyRunner(spec, tmp_path / "results", ["test"], engines={"spark": engine}).run()
+    runs = (tmp_path / "results" / "runs.jsonl").read_text()
+    assert SECRET not in runs and "token <redacted> expired" in runs

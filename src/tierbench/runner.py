@@ -4,7 +4,6 @@ moment it ends. When a (variant, repeat) group is complete and all its runs are 
 """
 
 import contextlib
-import json
 import os
 import re
 import sys
@@ -108,6 +107,7 @@ class StudyRunner:
                 **tool_facts(),
             })
             records = []
+        self.results.keep_room()  # (a run that fills the disk is still recorded)
         if not records:
             self.layout.reset()
         if self.emulated:
@@ -122,9 +122,9 @@ class StudyRunner:
                 print(f"tierbench: warning: {line}", file=sys.stderr, flush=True)
         if "node_check" not in study:
             self._node_check()
-        if "probe" not in study and (self.results.path / "probe.json").is_file():
+        if "probe" not in study and self.results.probe_result() is not None:
             # `tierbench probe` ran before the study: keep its figures with it
-            self.results.update_study(probe=json.loads((self.results.path / "probe.json").read_text()))
+            self.results.update_study(probe=self.results.probe_result())
         elif spec.probe and "probe" not in study:
             self._probe()
         return records

@@ -11,14 +11,19 @@ def add_parser(subparsers):
     return rep
 
 
-def run(args) -> int:
-    from ..report import render_report
+def render(results_dir, allow_mixed: bool = False):
+    """report.html and report.md written, or one line saying why not (the runs stay recorded either way)."""
+    from ..report import render_report  # numpy/scipy/matplotlib: only once there is something to report
     from ..report.render import ReportNotWritten
 
     try:
-        html_path, md_path = render_report(args.dir, allow_mixed=args.allow_mixed)
+        return render_report(results_dir, allow_mixed=allow_mixed)
     except ReportNotWritten as e:  # (a read-only folder, a directory where the report goes, a full disk)
-        raise UserError(f"cannot write the report {e.filename}: {e.strerror}; the results folder must be writable and "
-                        "report.html and report.md files (or absent)") from None
+        raise UserError(f"cannot write the report {e.filename}: {e.strerror}; the runs are recorded: make room or make "
+                        "the folder writable (report.html and report.md files, or absent), then tierbench report") from None
+
+
+def run(args) -> int:
+    html_path, md_path = render(args.dir, allow_mixed=args.allow_mixed)
     print(f"report: {html_path.resolve()}\n        {md_path.resolve()}")
     return 0

@@ -39,9 +39,9 @@ def run_study(spec_path: str, out: str | None, resume: bool, base_dir: Path | No
     runner = StudyRunner(spec, out_dir, [Path(sys.argv[0]).name] + sys.argv[1:], resume=resume, allow_mixed=allow_mixed,
                          unemulated=unemulated)
     results = runner.run()
-    from ..report import render_report  # numpy/scipy/matplotlib: only once there is something to report
+    from .report import render
 
-    html_path, md_path = render_report(results.path, allow_mixed=allow_mixed)
+    html_path, md_path = render(results.path, allow_mixed=allow_mixed)
     records = results.records()
     failed = {r["run_key"] for r in records if r["status"] != "ok"} - {r["run_key"] for r in records if r["status"] == "ok"}
     print(f"\nreport: {html_path.resolve()}")

@@ -8,6 +8,7 @@ The schema version and its format history are in record.py (and docs/results.md)
 older version are upgraded as they are read (the files are not rewritten).
 """
 
+import errno
 import json
 import os
 import shutil
@@ -16,6 +17,7 @@ from pathlib import Path
 
 from ..errors import UserError
 from ..locks import LOCK_FILE, HeldLock
+from ..redaction import mask
 from ..units import format_size
 from .reading import LINE_MAX_BYTES, STUDY_MAX_BYTES, capped_lines, last_newline, open_regular, read_capped
 from .record import RECORD_FIELDS, SCHEMA_VERSION, upgrade, upgrade_study  # noqa: F401 (RECORD_FIELDS: re-exported)
@@ -23,6 +25,21 @@ from .schema import record_problem, study_problem
 
 STUDY_FILE = "study.json"
 RUNS_FILE = "runs.jsonl"
+PROBE_FILE = "probe.json"  # `tierbench probe` before a study: the study takes it over
+RESERVE_FILE = ".tierbench-reserve"
+RESERVE_BYTES = 1 << 20  # a few hundred run records
+
+
+def _is_probe_result(path: Path) -> bool:
+    """`tierbench probe`'s result, by its content: a stray file of that name is the user's, not ours."""
+    if path.name != PROBE_FILE or not path.is_file() or path.is_symlink() or path.stat().st_size > (1 << 20):
+        return False
+    try:
+        result = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return False
+    return isinstance(result, dict) and bool(result) and all(
+        isinstance(e, dict) and {"device", "dirs", "tests"} <= set(e) for e in result.values())
 
 
 def latest_ok(records: list[dict]) -> dict[str, dict]:
@@ -79,8 +96,9 @@ class ResultsDir:
     def check_writable_as_new(self) -> None:
         if self.path.exists() and not self.path.is_dir():
             raise UserError(f"{self.path} is a file; --out must be a directory")
-        ours = {"probe.json", LOCK_FILE}  # what `tierbench probe` leaves before a study starts, and our lock
-        if self.path.is_dir() and any(p.name not in ours for p in self.path.iterdir()) and not self.exists():
+        ours = {LOCK_FILE, RESERVE_FILE}  # our lock and the room kept for records; and `tierbench probe`'s result
+        if self.path.is_dir() and any(p.name not in ours and not _is_probe_result(p) for p in self.path.iterdir()) \
+                and not self.exists():
             raise UserError(f"{self.path} is not empty and holds no tierbench results; tierbench will not write there: choose another --out")
 
     def lock(self) -> None:
@@ -103,6 +121,7 @@ class ResultsDir:
     def unlock(self) -> None:
         if self._lock is None:  # never held: nothing here is ours to tidy
             return
+        (self.path / RESERVE_FILE).unlink(missing_ok=True)
         if not self.exists():  # nothing was recorded: leave nothing behind (still holding the lock)
             if self._made_folder:
                 shutil.rmtree(self._made_folder, ignore_errors=True)
@@ -132,8 +151,35 @@ class ResultsDir:
 
     def _write_json(self, path: Path, obj) -> None:
         tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(obj, indent=2, default=str))
-        os.replace(tmp, path)
+        try:
+            tmp.write_text(mask(json.dumps(obj, indent=2, default=str)))
+            os.replace(tmp, path)
+        except OSError as e:  # a full disk: no partial file left, the runs recorded so far intact
+            tmp.unlink(missing_ok=True)
+            raise UserError(f"cannot write {path}: {e.strerror}; the runs recorded so far are intact in {RUNS_FILE}: "
+                            "free space, then continue with --resume") from None
+
+    def probe_result(self) -> dict | None:
+        """What `tierbench probe` left here before the study (None when there is none, or the file is not one)."""
+        path = self.path / PROBE_FILE
+        return json.loads(path.read_text()) if _is_probe_result(path) else None
+
+    def keep_room(self) -> None:
+        """Room kept on the results folder's disk for run records (a preallocated file): when a run fills the disk,
+        its record still goes in, in this room, before the study stops."""
+        path = self.path / RESERVE_FILE
+        try:
+            with open(path, "wb") as f:
+                os.posix_fallocate(f.fileno(), 0, RESERVE_BYTES)
+        except OSError:  # no room even for that: records take their chance
+            path.unlink(missing_ok=True)
+
+    def _give_room(self) -> bool:
+        try:
+            (self.path / RESERVE_FILE).unlink()
+            return True
+        except OSError:
+            return False
 
     def study(self) -> dict:
         """study.json, checked and upgraded to this version (record.upgrade_study; the file is not rewritten). A file
@@ -159,16 +205,35 @@ class ResultsDir:
         return study
 
     def append(self, record: dict) -> None:
-        """One record, on a line of its own, fsync'ed; never glued onto a torn last line."""
-        line = json.dumps(record, default=str, separators=(",", ":"))
+        """One record, on a line of its own, fsync'ed; never glued onto a torn last line. On a full disk the record
+        goes into the room keep_room() kept, and the study stops in one line (the record is saved)."""
+        line = mask(json.dumps(record, default=str, separators=(",", ":"))).encode()
+        try:
+            self._append_line(line)
+        except OSError as e:
+            if e.errno != errno.ENOSPC or not self._give_room():
+                raise UserError(f"{self.runs_file}: cannot record the run that just ended: {e.strerror}") from None
+            try:
+                self._append_line(line)
+            except OSError as e2:
+                raise UserError(f"{self.runs_file}: cannot record the run that just ended: {e2.strerror}") from None
+            raise UserError(f"the disk of {self.path} is full: the run that just ended is recorded (in the room tierbench "
+                            "keeps for records) with every run before it; free space, then continue with --resume") from None
+
+    def _append_line(self, line: bytes) -> None:
         with open(self.runs_file, "ab+") as f:
+            size = f.seek(0, os.SEEK_END)
             torn = False
-            if f.seek(0, os.SEEK_END) > 0:
+            if size > 0:
                 f.seek(-1, os.SEEK_END)
                 torn = f.read(1) != b"\n"
-            f.write((b"\n" if torn else b"") + line.encode() + b"\n")
-            f.flush()
-            os.fsync(f.fileno())
+            try:
+                f.write((b"\n" if torn else b"") + line + b"\n")
+                f.flush()
+                os.fsync(f.fileno())
+            except OSError:
+                f.truncate(size)  # no half record left behind for the next attempt
+                raise
 
     def _open_runs(self):
         """runs.jsonl opened for reading (a regular file only), or None when there is none."""
