@@ -257,3 +257,10 @@ Host node-a node-b node-closed
     finally:
         sshd.kill()
         sshd.wait()
+
+
+def daemon_pid(pid_file) -> int:
+    """The pid a `tierbench services` pid file records (with the process's start time, services/base.py)."""
+    import json
+
+    return int(json.loads(Path(pid_file).read_text())["pid"])

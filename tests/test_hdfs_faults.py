@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from conftest import tierbench, write_spec
+from conftest import daemon_pid, tierbench, write_spec
 
 pytestmark = pytest.mark.e2e
 
@@ -42,7 +42,7 @@ file_size = "2MB"
         assert h["checked"] and (h["live_datanodes"], h["dead_datanodes"], h["under_replicated_blocks"]) == (2, 0, 0)
         assert h["files_written"] >= 2 and h["blocks_written"] >= 2  # the 2 data files (and DFSIO's own)
         # a DataNode dies
-        os.kill(int((svc / "pids" / "datanode-2.pid").read_text()), signal.SIGKILL)
+        os.kill(daemon_pid(svc / "pids" / "datanode-2.pid"), signal.SIGKILL)
         deadline = time.time() + 90
         while time.time() < deadline:
             st = tierbench("services", "status", "hdfs", "--dir", svc)

@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from conftest import DFSIO_SMALL, SMALL_WORKLOADS, TERA_SMALL, write_spec
+from conftest import DFSIO_SMALL, SMALL_WORKLOADS, TERA_SMALL, daemon_pid, write_spec
 
 
 @pytest.fixture(scope="module")
@@ -216,7 +216,7 @@ def test_killed_gateways_fail_runs_with_their_cause_and_the_study_resumes_after_
     while time.time() < deadline and p.poll() is None and not (runs.exists() and len(runs.read_text().splitlines()) >= 2):
         time.sleep(0.2)
     for gateway in ("rgw", "rgw2"):  # both: with one left, HAProxy sends every request to it (and the study goes on)
-        os.kill(int((d / "svc" / "pids" / f"{gateway}.pid").read_text()), signal.SIGKILL)
+        os.kill(daemon_pid(d / "svc" / "pids" / f"{gateway}.pid"), signal.SIGKILL)
     _, err = p.communicate(timeout=900)
     recs = [json.loads(l) for l in runs.read_text().splitlines()]
     failed = [r for r in recs if r["status"] != "ok"]
