@@ -5,14 +5,13 @@ skipped with a warning naming its line, the others kept. Fast: a committed real 
 import json
 import os
 import shutil
-import signal
 import tempfile
 from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from tierbench.cli.main import main
+from test_stored_input import cli
 
 FIXTURE = Path(__file__).parent / "fixtures" / "quickstart-results"
 SETTINGS = settings(max_examples=5, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -38,13 +37,8 @@ RECORD_FIELDS = [("run_key", str), ("status", str), ("workload", str), ("repeat"
 
 
 def _cli(capsys, *argv) -> tuple[int, list[str]]:
-    handlers = {s: signal.getsignal(s) for s in (signal.SIGTERM, signal.SIGHUP)}
-    try:
-        code = main([str(a) for a in argv])
-    finally:
-        for s, h in handlers.items():
-            signal.signal(s, h)
-    return code, capsys.readouterr().err.strip().splitlines()
+    code, _, err = cli(capsys, *argv)
+    return code, err.strip().splitlines()
 
 
 @pytest.mark.parametrize("field", range(len(STUDY_FIELDS)), ids=[".".join(p) for p, _ in STUDY_FIELDS])
