@@ -73,34 +73,30 @@ class Nullable(Kind):
         return ((), f"not {self.name}: it is {describe(value)}") if found and not found[0] else found
 
 
-class ListOf(Kind):
+class _Each(Kind):
+    """A container whose every item is of one kind: the first wrong item named by its index or key."""
+    container: type = list
+    name = "a list"
+
     def __init__(self, kind: Kind):
         self.kind = kind
-        self.name = "a list"
 
     def check(self, value):
-        if not isinstance(value, list):
-            return (), f"not a list: it is {describe(value)}"
-        for i, item in enumerate(value):
+        if not isinstance(value, self.container):
+            return (), f"not {self.name}: it is {describe(value)}"
+        for at, item in (value.items() if isinstance(value, dict) else enumerate(value)):
             found = self.kind.check(item)
             if found:
-                return (i, *found[0]), found[1]
+                return (at, *found[0]), found[1]
         return None
 
 
-class MapOf(Kind):
-    def __init__(self, kind: Kind):
-        self.kind = kind
-        self.name = "an object"
+class ListOf(_Each):
+    container, name = list, "a list"
 
-    def check(self, value):
-        if not isinstance(value, dict):
-            return (), f"not an object: it is {describe(value)}"
-        for key, item in value.items():
-            found = self.kind.check(item)
-            if found:
-                return (key, *found[0]), found[1]
-        return None
+
+class MapOf(_Each):
+    container, name = dict, "an object"
 
 
 class Obj(Kind):
