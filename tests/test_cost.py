@@ -10,10 +10,11 @@ from importlib import resources
 import pytest
 
 from conftest import write_spec
-from tierbench.analysis.cost import ConfigCost, DriveClass, cost_per_job, published_rounding, wear_for, workload_cost
+from tierbench.analysis.cost import cost_per_job, published_rounding, wear_for, workload_cost
 from tierbench.analysis.reference import recompute
 from tierbench.errors import SpecError, UserError
 from tierbench.spec import parse_spec
+from tierbench.spec.cost import ConfigCost, DriveClass
 
 # the studies' published tables, as copied into the package
 REFERENCE = Path(__file__).resolve().parents[1] / "src" / "tierbench" / "analysis" / "published.toml"

@@ -140,3 +140,20 @@ def test_random_filler_is_refused_on_the_hadoop_engine(tmp_path):
     raw["workloads"][0]["filler"] = "zeros"
     with pytest.raises(SpecError, match="expected one of 'hadoop', 'random'"):
         parse_spec(raw, "s.toml")
+
+
+def test_each_recorded_study_keeps_its_fingerprint():
+    """--resume pools stored runs only with a spec of the same fingerprint: the fields that decide a run
+    (spec/fingerprint.py) hash as they did when the fixtures were recorded."""
+    import json
+
+    from tierbench.spec.fingerprint import run_fingerprint
+
+    studies = sorted((Path(__file__).resolve().parent / "fixtures").glob("*-results/study.json"))
+    checked = 0
+    for path in studies:
+        study = json.loads(path.read_text())
+        if "engines" in study["spec"]:  # (the quickstart fixture predates [engines]: no spec of today's shape is it)
+            assert run_fingerprint(study["spec"]) == study["fingerprint"], path
+            checked += 1
+    assert checked >= 4

@@ -14,14 +14,14 @@ coding).
 import math
 
 import numpy as np
-from dataclasses import dataclass, field, asdict
+from dataclasses import dataclass, asdict
 from decimal import Decimal, ROUND_DOWN, ROUND_HALF_UP
 
 from ..errors import UserError
+from ..spec.cost import TB, ConfigCost, DriveClass
 
 SECONDS_PER_DAY = 86400
 DAYS_PER_YEAR = 365
-TB = 10**12  # drive makers' terabytes (endurance and capacity are sold in these)
 
 
 def _positive(name: str, value, allow_zero=False) -> float:
@@ -67,36 +67,6 @@ def published_rounding(value: float, decimals: int, mode: str) -> float:
 
 
 # -- bills of materials, power, wear -------------------------------------------------
-
-@dataclass(frozen=True)
-class DriveClass:
-    name: str
-    price_usd: float
-    capacity_bytes: int
-    watts: float = 0.0
-    endurance_bytes: float | None = None  # rated bytes written over the warranty (TBW), None = not rated (HDD)
-
-
-@dataclass(frozen=True)
-class ConfigCost:
-    """What a storage configuration costs to buy and run (from the spec's cost section)."""
-    price_usd: float
-    nodes: int = 1
-    node_watts: float = 0.0
-    drives: dict = field(default_factory=dict)  # drive class name -> count per node
-    data_drive: str | None = None  # the class holding the data dirs
-    intermediate_drive: str | None = None  # the class holding the intermediate dirs
-    copies: float = 1.0  # data-protection overhead: replication factor, or (k+m)/k for erasure coding
-
-    def watts(self, classes: dict[str, DriveClass]) -> float:
-        return self.nodes * (self.node_watts + sum(classes[c].watts * n for c, n in self.drives.items()))
-
-    def usable_bytes(self, classes: dict[str, DriveClass]) -> float | None:
-        if not self.data_drive:
-            return None
-        raw = self.nodes * self.drives.get(self.data_drive, 0) * classes[self.data_drive].capacity_bytes
-        return raw / self.copies
-
 
 @dataclass(frozen=True)
 class Wear:

@@ -15,6 +15,7 @@ from pathlib import Path
 from .. import bounds
 from ..bounds import field
 from ..errors import SpecError
+from ..fields import required, table, unknown_fields
 from ..tomlfile import read_toml
 from ..units import MB
 
@@ -119,20 +120,19 @@ def load_hardware(path: str | Path) -> Hardware:
 
 def hardware_from_dict(raw: dict, src: str = "<hardware>") -> Hardware:
     """A Hardware from a description's TOML table (as load_hardware reads it); SpecError(src, ...) for any mistake."""
-    if not isinstance(raw, dict):
-        raise SpecError(src, "", "expected a table of fields: nodes, cores, memory, [data], ...")
-    _refuse_unknown(src, "", raw, TOP_KEYS)
+    table(src, "", raw, "expected a table of fields: nodes, cores, memory, [data], ...")
+    unknown_fields(src, "", raw, TOP_KEYS, key=bounds.shown)  # shown(): a quoted key may hold a newline
     name = raw.get("name", Path(src).stem)
     if not isinstance(name, str) or not name.strip():
         raise SpecError(src, "name", f"expected a name (a non-empty string), got {name!r}")
     source = raw.get("source", "")
     if not isinstance(source, str):
         raise SpecError(src, "source", f"expected a string saying where the figures come from, got {source!r}")
-    nodes = field(src, "nodes", _required(src, raw, "nodes", "the number of worker nodes"), bounds.NODES)
-    cores = field(src, "cores", _required(src, raw, "cores", "the tasks one node runs at once (its cores)"), bounds.CORES)
-    memory = _memory(src, _required(src, raw, "memory", "the RAM of one node, a size such as \"16GB\""))
+    nodes = field(src, "nodes", required(src, "", raw, "nodes", "the number of worker nodes"), bounds.NODES)
+    cores = field(src, "cores", required(src, "", raw, "cores", "the tasks one node runs at once (its cores)"), bounds.CORES)
+    memory = _memory(src, required(src, "", raw, "memory", "the RAM of one node, a size such as \"16GB\""))
     network_gbps = field(src, "network_gbps", raw.get("network_gbps", 10), bounds.NETWORK_GBPS)
-    data = _drive_set(src, "data", _required(src, raw, "data", "the drives that hold the data on each node, "
+    data = _drive_set(src, "data", required(src, "", raw, "data", "the drives that hold the data on each node, "
                                              "a table such as [data] drive = \"hdd-7200\" count = 2"))
     intermediate = _drive_set(src, "intermediate", raw["intermediate"]) if "intermediate" in raw else data
     price = field(src, "price_usd", raw["price_usd"], bounds.HARDWARE_PRICE_USD) if "price_usd" in raw else None
@@ -141,9 +141,8 @@ def hardware_from_dict(raw: dict, src: str = "<hardware>") -> Hardware:
 
 
 def _drive_set(src: str, where: str, raw) -> DriveSet:
-    if not isinstance(raw, dict):
-        raise SpecError(src, where, f"expected a table such as [{where}] drive = \"hdd-7200\" count = 2, got {raw!r}")
-    _refuse_unknown(src, f"{where}.", raw, DRIVE_KEYS)
+    table(src, where, raw, f"expected a table such as [{where}] drive = \"hdd-7200\" count = 2, got {raw!r}")
+    unknown_fields(src, f"{where}.", raw, DRIVE_KEYS, key=bounds.shown)
     count = field(src, f"{where}.count", raw.get("count", 1), bounds.DRIVES_PER_NODE)
     given = {f: field(src, f"{where}.{f}", raw[f], FIGURE_BOUNDS[f]) for f in FIGURES if f in raw}
     drives = catalog()
@@ -188,16 +187,4 @@ def _memory(src: str, value) -> int:
         raise SpecError(src, "memory", f"{value!r} is {size} bytes, too small for a node's RAM: "
                         f"write a size with its unit, such as \"16GB\"")
     return bounds.in_size_bound(src, "memory", value, size, bounds.NODE_MEMORY)
-
-
-def _required(src: str, raw: dict, key: str, what: str):
-    if key not in raw:
-        raise SpecError(src, key, f"missing: {what}")
-    return raw[key]
-
-
-def _refuse_unknown(src: str, where: str, table: dict, accepted: tuple[str, ...]) -> None:
-    for key in table:
-        if key not in accepted:  # shown(): a quoted TOML key may hold a newline, and the error is one line
-            raise SpecError(src, f"{where}{bounds.shown(key)}", f"unknown field; accepted here: {', '.join(accepted)}")
 

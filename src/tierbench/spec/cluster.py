@@ -9,11 +9,18 @@ Who gives the executors (or map tasks) their local dirs:
   hadoop on yarn                       which only the user's own `setup` command can point at them
 Every run records the answer as storage.intermediate_applied, and a spec that names intermediate dirs where
 nothing would apply them is refused before anything runs: two such configurations would be the same set-up.
+
+And the spec's [cluster] table (parse_cluster): the hosts tierbench observes over ssh.
 """
 
+import re
+from pathlib import Path
+
 from ..errors import SpecError
+from ..fields import unknown_fields
 from ..toolchain import embedded_spark_dir
 
+CLUSTER_KEYS = ("nodes", "ssh_config", "processes")
 NOT_APPLIED = "none"  # `intermediate` not named on a cluster: the cluster manager's own local dirs were used
 
 
@@ -76,3 +83,31 @@ def check_local_data_reaches_every_node(src: str, engines, configs) -> None:
                                 f"local directories on {where} differ from node to node: a job's parts would be spread over "
                                 "their local disks and a reader would see only its own node's; use a mount every node shares "
                                 "(data = { type = \"shared\", path = ... }), hdfs or s3")
+
+
+def parse_cluster(src, raw, base_dir: Path) -> dict:
+    """[cluster]: the hosts tierbench observes over ssh, with the user's own ssh config and keys."""
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        raise SpecError(src, "cluster", f"expected a table, e.g. [cluster] nodes = [\"dn1\", \"dn2\"], got {raw!r}")
+    unknown_fields(src, "cluster.", raw, CLUSTER_KEYS)
+    nodes = raw.get("nodes", [])
+    if not isinstance(nodes, list) or not all(isinstance(n, str) and re.match(r"^[A-Za-z0-9_.@:\[\]-]+$", n) for n in nodes):
+        raise SpecError(src, "cluster.nodes", f"expected a list of ssh host names (as in your ssh config: \"dn1\", "
+                        f"\"user@10.0.0.5\"), got {nodes!r}")
+    if len(set(nodes)) != len(nodes):
+        raise SpecError(src, "cluster.nodes", "a node is named twice")
+    ssh_config = raw.get("ssh_config")
+    if ssh_config is not None:
+        if not isinstance(ssh_config, str):
+            raise SpecError(src, "cluster.ssh_config", f"expected a path to an ssh config file, got {ssh_config!r}")
+        path = Path(ssh_config).expanduser()
+        path = path if path.is_absolute() else base_dir / path
+        if not path.is_file():
+            raise SpecError(src, "cluster.ssh_config", f"{path}: no such file (leave it out to use ~/.ssh/config)")
+        ssh_config = str(path)
+    processes = raw.get("processes")
+    if processes is not None and (not isinstance(processes, str) or not processes.strip()):
+        raise SpecError(src, "cluster.processes", f"expected a command-line substring such as \"DataNode\", got {processes!r}")
+    return {"nodes": list(nodes), "ssh_config": ssh_config, "processes": processes} if nodes else {}

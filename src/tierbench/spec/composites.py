@@ -5,6 +5,7 @@ performance over a mix beside cost per TB). Analysis only: neither changes what 
 import math
 
 from ..errors import SpecError
+from ..fields import unknown_fields
 
 PIPELINE_KEYS = ("name", "workloads")
 TERA_PIPELINE = ("teragen", "terasort", "teravalidate")
@@ -30,9 +31,7 @@ def parse_pipelines(src: str, raw, workloads: list[dict]) -> tuple[dict, ...]:
         where = f"pipelines[{i}]"
         if not isinstance(p, dict):
             raise SpecError(src, where, f"expected a table with {', '.join(PIPELINE_KEYS)}, got {p!r}")
-        unknown = sorted(set(p) - set(PIPELINE_KEYS))
-        if unknown:
-            raise SpecError(src, f"{where}.{unknown[0]}", f"unknown field; accepted: {', '.join(PIPELINE_KEYS)}")
+        unknown_fields(src, f"{where}.", sorted(p), PIPELINE_KEYS, problem="unknown field; accepted")
         members = p.get("workloads")
         if not isinstance(members, list) or len(members) < 2 or not all(isinstance(m, str) for m in members):
             raise SpecError(src, f"{where}.workloads", f"expected two or more workload labels, got {members!r}")

@@ -27,13 +27,46 @@ import re
 from dataclasses import dataclass, field, replace
 
 from .. import bounds
-from ..analysis.cost import ConfigCost, DriveClass, TB
 from ..errors import SpecError
+from ..fields import boolean, required, table, unknown_fields
 
 COST_KEYS = ("years", "utilisation", "usd_per_kwh", "example_prices", "target_size", "drive_classes")
 DRIVE_KEYS = ("price_usd", "capacity", "watts", "endurance_tbw", "dwpd", "warranty_years")
 CONFIG_COST_KEYS = ("price_usd", "nodes", "node_price_usd", "node_watts", "drives", "network_usd",
                     "data_drive", "intermediate_drive", "protection")
+
+
+TB = 10**12  # drive makers' terabytes (endurance and capacity are sold in these)
+
+
+@dataclass(frozen=True)
+class DriveClass:
+    name: str
+    price_usd: float
+    capacity_bytes: int
+    watts: float = 0.0
+    endurance_bytes: float | None = None  # rated bytes written over the warranty (TBW), None = not rated (HDD)
+
+
+@dataclass(frozen=True)
+class ConfigCost:
+    """What a storage configuration costs to buy and run (from the spec's cost section)."""
+    price_usd: float
+    nodes: int = 1
+    node_watts: float = 0.0
+    drives: dict = field(default_factory=dict)  # drive class name -> count per node
+    data_drive: str | None = None  # the class holding the data dirs
+    intermediate_drive: str | None = None  # the class holding the intermediate dirs
+    copies: float = 1.0  # data-protection overhead: replication factor, or (k+m)/k for erasure coding
+
+    def watts(self, classes: dict[str, DriveClass]) -> float:
+        return self.nodes * (self.node_watts + sum(classes[c].watts * n for c, n in self.drives.items()))
+
+    def usable_bytes(self, classes: dict[str, DriveClass]) -> float | None:
+        if not self.data_drive:
+            return None
+        raw = self.nodes * self.drives.get(self.data_drive, 0) * classes[self.data_drive].capacity_bytes
+        return raw / self.copies
 
 
 @dataclass(frozen=True)
@@ -53,12 +86,10 @@ COPIES = replace(bounds.REPLICATION, whole=False)  # protection.replication: a f
 EC = re.compile(r"^\s*(\d{1,9})\s*\+\s*(\d{1,9})\s*$")  # few digits: int() refuses thousands
 
 
-def _unknown(src, where, table, allowed):
-    if not isinstance(table, dict):
-        raise SpecError(src, where, "expected a table")
-    for k in table:
-        if k not in allowed:
-            raise SpecError(src, f"{where}.{k}", f"unknown field; accepted here: {', '.join(allowed)}")
+def _table_of(src, where, value, accepted) -> dict:
+    """A cost table with only `accepted` keys."""
+    unknown_fields(src, f"{where}.", table(src, where, value), accepted)
+    return value
 
 
 def parse_cost(src: str, raw_cost: dict | None, raw_storage: dict) -> CostSpec | None:
@@ -66,13 +97,11 @@ def parse_cost(src: str, raw_cost: dict | None, raw_storage: dict) -> CostSpec |
     if raw_cost is None and not per_config:
         return None
     raw_cost = raw_cost or {}
-    _unknown(src, "cost", raw_cost, COST_KEYS)
+    _table_of(src, "cost", raw_cost, COST_KEYS)
     years = bounds.field(src, "cost.years", raw_cost.get("years", 3), bounds.YEARS)
     util = bounds.field(src, "cost.utilisation", raw_cost.get("utilisation", 1.0), bounds.UTILISATION)
     kwh = bounds.field(src, "cost.usd_per_kwh", raw_cost.get("usd_per_kwh", 0.0), bounds.USD_PER_KWH)
-    example = raw_cost.get("example_prices", False)
-    if not isinstance(example, bool):
-        raise SpecError(src, "cost.example_prices", f"expected true or false, got {example!r}")
+    example = boolean(src, "cost.example_prices", raw_cost.get("example_prices", False))
     target = None
     if "target_size" in raw_cost:
         target = bounds.field_size(src, "cost.target_size", raw_cost["target_size"], bounds.DATA_SIZE,
@@ -86,10 +115,9 @@ def parse_cost(src: str, raw_cost: dict | None, raw_storage: dict) -> CostSpec |
 
 
 def _drive_class(src: str, where: str, name: str, d) -> DriveClass:
-    _unknown(src, where, d, DRIVE_KEYS)
+    _table_of(src, where, d, DRIVE_KEYS)
     for need in ("price_usd", "capacity"):
-        if need not in d:
-            raise SpecError(src, f"{where}.{need}", "missing")
+        required(src, f"{where}.", d, need)
     capacity = bounds.field_size(src, f"{where}.capacity", d["capacity"], bounds.DRIVE_CAPACITY, decimal=True)
     endurance = None
     if "endurance_tbw" in d and "dwpd" in d:
@@ -105,10 +133,10 @@ def _drive_class(src: str, where: str, name: str, d) -> DriveClass:
 
 
 def _config_cost(src: str, where: str, c, classes: dict) -> ConfigCost:
-    _unknown(src, where, c, CONFIG_COST_KEYS)
+    _table_of(src, where, c, CONFIG_COST_KEYS)
     nodes = bounds.field(src, f"{where}.nodes", c.get("nodes", 1), bounds.NODES)
     drives = c.get("drives", {})
-    _unknown(src, f"{where}.drives", drives, tuple(classes))  # names an undefined class -> error
+    _table_of(src, f"{where}.drives", drives, tuple(classes))  # names an undefined class -> error
     for dname, n in drives.items():
         bounds.field(src, f"{where}.drives.{dname}", n, DRIVES_COUNT)
     for key in ("data_drive", "intermediate_drive"):
@@ -134,7 +162,7 @@ def _copies(src: str, where: str, prot) -> float:
     """Bytes stored per byte written: the replication factor, or (k+m)/k for erasure coding k+m."""
     if prot is None:
         return 1.0
-    _unknown(src, where, prot, ("replication", "ec"))
+    _table_of(src, where, prot, ("replication", "ec"))
     if "replication" in prot:
         return bounds.field(src, f"{where}.replication", prot["replication"], COPIES)
     if "ec" in prot:

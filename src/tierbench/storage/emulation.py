@@ -311,12 +311,11 @@ def parse_emulated(src: str, where: str, value: dict, name: str, intermediate: b
     local dirs gives that drive N shares: the Cloudera study's SSD "split into 10 local directories" beside
     six HDDs."""
     from ..errors import SpecError
+    from ..fields import unknown_fields
     from ..units import parse_size
 
-    accepted = INTERMEDIATE_EMULATE_KEYS if intermediate else EMULATE_KEYS
-    for key in value:
-        if key not in accepted:
-            raise SpecError(src, f"{where}.{key}", f"unknown field beside `emulate`; accepted: {', '.join(accepted)}")
+    unknown_fields(src, f"{where}.", value, INTERMEDIATE_EMULATE_KEYS if intermediate else EMULATE_KEYS,
+                   problem="unknown field beside `emulate`; accepted")
     if value["emulate"] not in PROFILES:
         raise SpecError(src, f"{where}.emulate", f"expected one of {', '.join(map(repr, PROFILES))}, got {value['emulate']!r}")
     try:

@@ -8,20 +8,15 @@ directories are on this machine's devices (for sampling). Nothing outside this
 package compares a storage type's name: everyone asks `storage_type(name)`.
 """
 
-import os
 import re
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..errors import SpecError
+from ..fields import FILE_SCHEME, check_dirs, positive_int, unknown_fields
 from ..redaction import has_userinfo
-from ..sampling.devices import mount_of
 from ..units import parse_size
-
-FILE_SCHEME = "file://"
-PSEUDO_FS = ("proc", "sysfs", "cgroup", "cgroup2", "devtmpfs", "devpts", "debugfs", "securityfs", "tracefs", "configfs",
-             "pstore", "bpf", "mqueue", "fusectl", "binfmt_misc", "autofs")
 
 
 def to_uri(path) -> str:
@@ -32,62 +27,6 @@ def to_uri(path) -> str:
 def local_path(uri: str) -> Path | None:
     """The local path of a file:// URI, or None for a remote file system (hdfs://, s3a://)."""
     return Path(uri.removeprefix(FILE_SCHEME)) if uri.startswith(FILE_SCHEME) else None
-
-
-def unknown_fields(src, where, table, allowed):
-    """Refuse a key a table does not accept, naming it and what is accepted."""
-    for key in table:
-        if key not in allowed:
-            raise SpecError(src, f"{where}{key}", f"unknown field; accepted here: {', '.join(allowed)}")
-
-
-def positive_int(src, field_name, value, minimum):
-    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
-        raise SpecError(src, field_name, f"expected a whole number >= {minimum}, got {value!r}")
-    return value
-
-
-def check_dir(src, field_name, value, base_dir: Path) -> str:
-    """A local directory a spec names: absolute, normalised, and somewhere tierbench can write."""
-    if not isinstance(value, str) or not value.strip():
-        raise SpecError(src, field_name, f"expected a directory path (a string), got {value!r}")
-    if "://" in value and not value.startswith(FILE_SCHEME):
-        raise SpecError(src, field_name, f"{value!r}: only local directories are supported here (a path or file:// URI)")
-    bad = next((c for c in value if c == "," or ord(c) < 32 or ord(c) == 127), None)
-    if bad is not None:  # Spark and Hadoop split their directory lists (spark.local.dir, *.dirs) on commas
-        raise SpecError(src, field_name, f"{value!r}: a directory path may not hold {bad!r} (engines split directory "
-                        "lists on commas; control characters would become folder names): rename the directory")
-    path = Path(value.removeprefix(FILE_SCHEME)).expanduser()
-    if not path.is_absolute():
-        path = base_dir / path
-    path = Path(os.path.normpath(path))
-    probe = path
-    while not probe.exists():
-        if os.path.lexists(probe):  # a link to nowhere, or a loop of links: nothing can be made under it
-            raise SpecError(src, field_name, f"{path}: {probe} is a dangling symbolic link (or a loop of links)")
-        probe = probe.parent
-    mount = mount_of(str(probe))
-    if mount.get("fs_type") in PSEUDO_FS:
-        raise SpecError(src, field_name, f"{path}: {probe} is on {mount['fs_type']} ({mount['mount_point']}), the kernel's "
-                        "own file system, not storage; choose a directory on a disk")
-    if "ro" in mount.get("options", "").split(","):
-        raise SpecError(src, field_name, f"{path}: {mount['mount_point']} is mounted read-only")
-    if not probe.is_dir():
-        raise SpecError(src, field_name, f"{path}: {probe} is a file, not a directory")
-    if not os.access(probe, os.W_OK | os.X_OK):
-        raise SpecError(src, field_name, f"{path}: cannot write in {probe} (permission denied); choose a directory you can write to")
-    return str(path)
-
-
-def check_dirs(src, field_name, value, base_dir) -> tuple[str, ...]:
-    if isinstance(value, str):
-        value = [value]
-    if not isinstance(value, list) or not value:
-        raise SpecError(src, field_name, f"expected a non-empty list of directories, got {value!r}")
-    dirs = tuple(check_dir(src, f"{field_name}[{i}]", v, base_dir) for i, v in enumerate(value))
-    if len(set(dirs)) != len(dirs):
-        raise SpecError(src, field_name, "lists the same directory twice")
-    return dirs
 
 
 class StorageType(ABC):

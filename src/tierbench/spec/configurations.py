@@ -1,0 +1,107 @@
+"""The spec's storage configurations, `[storage.NAME]`: where the jobs' data lives (`data`, of a storage type),
+where their shuffle and spill go (`intermediate`), emulated devices, and the user's setup and teardown commands."""
+
+from pathlib import Path
+
+from ..errors import SpecError
+from ..fields import check_dirs, positive_int, required, unknown_fields
+from ..ownership import NAME_RE
+from ..redaction import has_password_in_url
+from ..storage.emulation import parse_emulated
+from ..storage.types import StorageConfig, parse_data, storage_type
+from .cluster import check_intermediate_applies, check_local_data_reaches_every_node
+from .knobs import swept, token
+
+STORAGE_KEYS = ("description", "data", "intermediate", "cost", "setup", "teardown")
+INTERMEDIATE_KEYS = ("dirs", "split")
+MAX_SPLIT = 64  # subdirectories per intermediate dir
+# storage knobs that may be given as lists (a sweep): HDFS replication and the S3A tunables
+STORAGE_SWEEPABLE = ("replication", "input_fadvise", "readahead_range", "fast_upload_buffer", "multipart_size",
+                     "connection_maximum", "committer", "gateways", "balancer")
+
+
+def parse_configurations(src, raw: dict, study: str, engines, base_dir: Path, sweeps: list) -> tuple[dict, tuple]:
+    """[storage.NAME] tables, sweeps expanded -> (the expanded tables, as [cost] reads them; the StorageConfigs)."""
+    storage_raw = raw.get("storage")
+    if not isinstance(storage_raw, dict) or not storage_raw:
+        raise SpecError(src, "storage", "at least one storage configuration is needed, e.g. [storage.ssd] data = [\"/ssd/tb\"]")
+    storage_raw = _expand_storage_sweeps(src, storage_raw, sweeps)
+    storage = tuple(_parse_configuration(src, study, cname, c, engines, base_dir) for cname, c in storage_raw.items())
+    named_intermediate = {cname for cname, c in storage_raw.items() if "intermediate" in c}
+    check_intermediate_applies(src, engines, storage, named_intermediate)
+    check_local_data_reaches_every_node(src, engines, storage)
+    return storage_raw, storage
+
+
+def _parse_configuration(src, study: str, cname: str, c, engines, base_dir: Path) -> StorageConfig:
+    where = f"storage.{cname}"
+    if not NAME_RE.match(cname):
+        raise SpecError(src, where, "a configuration name may use letters, digits, '.', '_' and '-'")
+    if not isinstance(c, dict):
+        raise SpecError(src, where, "expected a table with `data` (and `intermediate`) directories")
+    unknown_fields(src, f"{where}.", c, STORAGE_KEYS)
+    data_raw, emulated = required(src, f"{where}.", c, "data", "the directories that hold the jobs' input and output"), {}
+    if isinstance(data_raw, dict) and "emulate" in data_raw:  # a device of a known shape, made for the study
+        data_raw, emulated["data"], _ = parse_emulated(src, f"{where}.data", data_raw, f"{study}-{cname}-data")
+    data, data_type, replication, store_conf = parse_data(src, f"{where}.data", data_raw, base_dir)
+    storage_type(data_type).check_engines(src, f"{where}.data", data, {e.kind for e in engines})
+    inter_dirs, split = _intermediate(src, study, cname, c, data, emulated, base_dir)
+    setup, teardown = (_shell_command(src, f"{where}.{key}", c.get(key, "")) for key in ("setup", "teardown"))
+    return StorageConfig(cname, data, inter_dirs, split, str(c.get("description", "")), data_type, replication, store_conf,
+                         emulated, setup, teardown)
+
+
+def _intermediate(src, study: str, cname: str, c: dict, data, emulated: dict, base_dir: Path) -> tuple[tuple, int]:
+    """`intermediate`: directories (the data dirs when not given), a table { dirs, split }, or emulated drives
+    (`emulated` gains their devices) -> (the directories, the split)."""
+    where = f"storage.{cname}.intermediate"
+    inter, split = c.get("intermediate", list(data)), 1
+    if isinstance(inter, dict) and "emulate" in inter:
+        inter, emulated["intermediate"], with_data = parse_emulated(src, where, inter, f"{study}-{cname}-intermediate",
+                                                                   intermediate=True)
+        if with_data and "data" not in emulated:
+            raise SpecError(src, f"{where}.with_data", "needs emulated data drives too "
+                            "(data = { emulate = ..., drives = N }); with data directories, list them in intermediate")
+        if with_data:  # the data drives take their share of the shuffle too (the Cloudera study's hybrid)
+            inter = [*data, *inter]
+            emulated["intermediate"] = [*emulated.get("data", []), *emulated["intermediate"]]
+    elif "intermediate" not in c and "data" in emulated:
+        emulated["intermediate"] = emulated["data"]  # intermediate defaults to the data dirs: the same device
+    if isinstance(inter, dict):
+        unknown_fields(src, f"{where}.", inter, INTERMEDIATE_KEYS)
+        required(src, f"{where}.", inter, "dirs", "the directories for shuffle and spill data")
+        split = positive_int(src, f"{where}.split", inter.get("split", 1), 1)
+        if split > MAX_SPLIT:
+            raise SpecError(src, f"{where}.split", f"expected at most {MAX_SPLIT} subdirectories, got {split}")
+        inter = inter["dirs"]
+    return check_dirs(src, where, inter, base_dir), split
+
+
+def _shell_command(src, where, value) -> str:
+    """storage.NAME.setup / teardown: one shell command line (sh -c), e.g. your Ansible playbook's."""
+    if not isinstance(value, str) or "\0" in value or "\n" in value.strip():
+        raise SpecError(src, where, f"expected one shell command line (run with sh -c), e.g. \"ansible-playbook "
+                        f"local-dirs.yml -e dirs=$TIERBENCH_INTERMEDIATE\", got {value!r}")
+    if has_password_in_url(value):  # the command is stored with every run and in the report
+        raise SpecError(src, where, "a URL with a password in it (scheme://user:password@host): the command is stored "
+                        "with the results and shown in the report; pass the secret in an environment variable instead, "
+                        "e.g. http://$USER:$PASSWORD@host")
+    return value.strip()
+
+
+def _expand_storage_sweeps(src, storage_raw: dict, sweeps: list) -> dict:
+    """`replication = [1, 2, 3]` in an hdfs data table, or an S3A tunable as a list (`readahead_range = ["64KB",
+    "1MB"]`): one configuration per value, named NAME.KNOB-VALUE (the study's readahead figure is such a sweep)."""
+    out = {}
+    for cname, c in storage_raw.items():
+        data = c.get("data") if isinstance(c, dict) else None
+        knob, values = swept(src, f"storage.{cname}.data", data, STORAGE_SWEEPABLE) if isinstance(data, dict) else (None, [])
+        if knob:
+            names = [f"{cname}.{knob}-{token(v)}" for v in values]
+            for n, v in zip(names, values):
+                out[n] = dict(c, data=dict(data, **{knob: v}))
+            sweeps.append({"level": "storage", "base": cname, "knob": knob,
+                           "members": [{"name": n, "value": v} for n, v in zip(names, values)]})
+        else:
+            out[cname] = c
+    return out
