@@ -12,6 +12,7 @@ One knob per table is swept; a second list in the same table is an error.
 import re
 
 from ..errors import SpecError
+from ..fields import boolean
 
 ENGINE_KNOBS = {
     "shuffle_compress": "compress shuffle and spill files (spark.shuffle.compress + spark.shuffle.spill.compress; "
@@ -53,9 +54,7 @@ def engine_knob_conf(src: str, where: str, kind: str, master: str, knobs: dict) 
     """Validated engine knobs -> the engine settings they stand for."""
     conf = {}
     if "shuffle_compress" in knobs:
-        v = knobs["shuffle_compress"]
-        if not isinstance(v, bool):
-            raise SpecError(src, f"{where}.shuffle_compress", f"expected true or false, got {v!r}")
+        v = boolean(src, f"{where}.shuffle_compress", knobs["shuffle_compress"])
         if kind == "spark":
             conf["spark.shuffle.compress"] = conf["spark.shuffle.spill.compress"] = str(v).lower()
         else:
