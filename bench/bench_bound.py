@@ -171,11 +171,11 @@ def peers(spark, jobs, root: Path, rows: int, tasks: int, cores: int, tb_sort_s:
     uri = lambda name: (root / name).as_uri()
     out = {}
     shutil.rmtree(root / "floor", ignore_errors=True)
-    out["floor: same bytes and stack, no sort"], f = timed_job(spark, jobs, "PeerSorts.passThrough", input=[uri("tg")], output=[uri("floor")])
+    out["floor: same bytes and stack, no sort"], f = timed_job(spark, jobs, "tierbench.bench.PeerSorts.passThrough", input=[uri("tg")], output=[uri("floor")])
     assert f["rows"] == rows, f
     shutil.rmtree(root / "floor")
     shutil.rmtree(root / "rdd", ignore_errors=True)
-    out["RDD sortByKey (HiBench's shape)"], _ = timed_job(spark, jobs, "PeerSorts.rddSortByKey", input=[uri("tg")], output=[uri("rdd")])
+    out["RDD sortByKey (HiBench's shape)"], _ = timed_job(spark, jobs, "tierbench.bench.PeerSorts.rddSortByKey", input=[uri("tg")], output=[uri("rdd")])
     _, v = timed_job(spark, jobs, "teravalidate", input=[uri("rdd")])
     assert v["error_count"] == 0, v
     shutil.rmtree(root / "rdd")

@@ -22,13 +22,22 @@ def drop_caches() -> bool:
         return False
 
 
+def peers_jar() -> Path:
+    """The benchmarks' peers of tierbench's jobs (bench/java, e.g. tierbench.bench.PeerSorts), built on the jobs jar:
+    benchmark code stays out of the jar tierbench runs."""
+    from tierbench.engines.jobs_jar import build_jar, jobs_jar
+
+    return build_jar("tierbench-bench-peers", Path(__file__).resolve().parent / "java", on=(jobs_jar(),))
+
+
 def spark_session(app: str, scratch: Path, driver_memory: str = "6g", master: str = "local[*]", **conf):
-    """A local Spark session with tierbench's jobs jar; returns (session, Jobs entry point)."""
+    """A local Spark session with tierbench's jobs jar and the peers' jar; returns (session, Jobs entry point)."""
     from pyspark.sql import SparkSession
 
     from tierbench.engines.jobs_jar import jobs_jar
 
-    b = (SparkSession.builder.master(master).appName(app).config("spark.jars", str(jobs_jar()))
+    jars = f"{jobs_jar()},{peers_jar()}"
+    b = (SparkSession.builder.master(master).appName(app).config("spark.jars", jars)
          .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
          .config("spark.driver.memory", driver_memory).config("spark.local.dir", str(scratch / "spark-local"))
          .config("spark.serializer", "org.apache.spark.serializer.KryoSerializer"))

@@ -3,7 +3,9 @@
 Spark 4.3.0 is not on Maven Central, so the jobs are compiled with javac on
 pyspark's own jars/ (no version skew). The jar is cached under a name that
 hashes the sources and the Spark version, so an edited job is rebuilt and a
-stale one is never used.
+stale one is never used. build_jar builds any such jar: the benchmarks build
+their peers (bench/java) with it, on top of the jobs jar, so that the product
+jar holds no benchmark code.
 """
 
 import fcntl
@@ -19,33 +21,44 @@ from ..toolchain import cache_dir, java_tool, pyspark_home, spark_version
 JAVA_SRC = Path(__file__).resolve().parent.parent / "jvm" / "java"
 
 
-def _sources() -> list[Path]:
-    return sorted(JAVA_SRC.rglob("*.java"))
+def _sources(root: Path) -> list[Path]:
+    return sorted(root.rglob("*.java"))
 
 
 def jobs_jar() -> Path:
     """Path of the built jobs jar, building it first if the sources changed."""
+    return build_jar("tierbench-jobs", JAVA_SRC)
+
+
+def build_jar(name: str, source_root: Path, on: tuple[Path, ...] = ()) -> Path:
+    """Path of the jar `name` of the Java sources under source_root, compiled on pyspark's jars and the jars
+    `on` (e.g. the jobs jar, for code that uses the jobs), building it first if anything of that changed."""
     h = hashlib.sha256(spark_version().encode())
-    for src in _sources():
-        h.update(src.name.encode())
+    for jar in on:
+        h.update(jar.name.encode())  # a jar built here is named by the hash of its own sources
+    for src in _sources(source_root):
+        h.update(src.relative_to(source_root).as_posix().encode())
         h.update(src.read_bytes())
-    jar = cache_dir() / "jobs" / f"tierbench-jobs-{h.hexdigest()[:12]}.jar"
+    jar = cache_dir() / "jobs" / f"{name}-{h.hexdigest()[:12]}.jar"
     if jar.is_file():
         return jar
     jar.parent.mkdir(parents=True, exist_ok=True)
     with open(jar.parent / ".build.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        if jar.is_file():
-            return jar
-        with tempfile.TemporaryDirectory(prefix="tierbench-javac-") as tmp:
-            classpath = str(pyspark_home() / "jars" / "*")
-            cmd = [java_tool("javac"), "-nowarn", "-encoding", "UTF-8", "--release", "17", "-d", tmp, "-cp", classpath] + [str(s) for s in _sources()]
-            out = subprocess.run(cmd, capture_output=True, text=True)
-            if out.returncode != 0:
-                raise RuntimeError(f"compiling tierbench's Java jobs failed:\n{out.stderr[-4000:]}")
-            partial = jar.with_suffix(".partial")
-            with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as z:
-                for f in sorted(Path(tmp).rglob("*.class")):
-                    z.write(f, f.relative_to(tmp).as_posix())
-            os.replace(partial, jar)
+        if not jar.is_file():
+            _compile(source_root, on, jar)
     return jar
+
+
+def _compile(source_root: Path, on: tuple[Path, ...], jar: Path) -> None:
+    with tempfile.TemporaryDirectory(prefix="tierbench-javac-") as tmp:
+        classpath = os.pathsep.join([str(pyspark_home() / "jars" / "*"), *map(str, on)])
+        cmd = [java_tool("javac"), "-nowarn", "-encoding", "UTF-8", "--release", "17", "-d", tmp, "-cp", classpath]
+        out = subprocess.run(cmd + [str(s) for s in _sources(source_root)], capture_output=True, text=True)
+        if out.returncode != 0:
+            raise RuntimeError(f"compiling tierbench's Java jobs failed:\n{out.stderr[-4000:]}")
+        partial = jar.with_suffix(".partial")
+        with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as z:
+            for f in sorted(Path(tmp).rglob("*.class")):
+                z.write(f, f.relative_to(tmp).as_posix())
+        os.replace(partial, jar)

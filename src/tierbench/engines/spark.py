@@ -28,7 +28,7 @@ from .jobs_jar import jobs_jar
 DURABLE_CONF = {  # durability = "durable": see Durable.java; the spec's own engine settings still win
     "spark.hadoop.tierbench.durable": "true",  # tierbench's jobs sync every file they write before the task ends
     "spark.shuffle.sync": "true",  # spill files and the bypass-merge writer's per-reducer files synced
-    "spark.shuffle.sort.io.plugin.class": "tierbench.jobs.DurableShuffleDataIO",  # and each map output file
+    "spark.shuffle.sort.io.plugin.class": "tierbench.shuffle.DurableShuffleDataIO",  # and each map output file
     # no bypass-merge writer: it writes one file per reducer, which spark.shuffle.sync syncs, then copies them
     # all into the map output, synced again: every shuffle byte reached the device twice (a 1 GB TeraSort's map
     # stage 4.0 s -> 3.5 s without it). The sort writers write the map output once (Spark's choice above 200
@@ -171,7 +171,7 @@ class SparkApp:
         mask_file(self.log_path)  # what Spark printed of the credentials in its environment
 
 
-NODE_AGENT_PLUGIN = "tierbench.jobs.NodeAgentPlugin"
+NODE_AGENT_PLUGIN = "tierbench.agent.NodeAgentPlugin"
 
 
 def node_agent_conf(master: str, dirs, interval_s: float) -> dict:

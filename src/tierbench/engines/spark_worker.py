@@ -113,7 +113,7 @@ def main() -> None:
 
 
 def _agents(sc, req: dict) -> dict:
-    plugin = sc._jvm.tierbench.jobs.NodeAgentPlugin
+    plugin = sc._jvm.tierbench.agent.NodeAgentPlugin
     if req["agents"] == "drain":
         return {"event": "agents", "messages": json.loads(plugin.drain())}
     if req["agents"] == "hosts":

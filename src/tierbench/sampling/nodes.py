@@ -1,7 +1,7 @@
 """Nodes observed by agents: every host of a cluster sampled as tierbench samples its own machine.
 
 On a cluster the launcher host is not where the IO happens. An *agent* runs on each node -- inside a Spark
-executor (the `tierbench.jobs.NodeAgentPlugin` Spark plugin, one per host however many executors share it)
+executor (the `tierbench.agent.NodeAgentPlugin` Spark plugin, one per host however many executors share it)
 or as a small program started over ssh (`sampling/ssh_agent.py`, for YARN's hosts and storage servers) --
 and ships raw counter snapshots; tierbench turns them into the same compact columns as its own sampler
 (`sampler.Series`), so per-node IO profiles, CPU and network are analysed by the same code.

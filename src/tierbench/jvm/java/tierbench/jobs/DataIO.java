@@ -14,6 +14,8 @@ import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.spark.SerializableWritable;
 import org.apache.spark.api.java.JavaSparkContext;
+import tierbench.io.DataSet;
+import tierbench.io.Durable;
 
 /**
  * Data Write (write a data set with no input: random, incompressible bytes,

@@ -13,6 +13,9 @@ import org.apache.hadoop.fs.Path;
 import org.apache.spark.SerializableWritable;
 import org.apache.spark.TaskContext;
 import org.apache.spark.api.java.JavaSparkContext;
+import tierbench.io.DataSet;
+import tierbench.io.Durable;
+import tierbench.io.OutputCommit;
 
 /**
  * DFSIO in the manner of Hadoop's TestDFSIO: one task per file, 100%

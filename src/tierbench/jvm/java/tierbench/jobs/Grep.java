@@ -10,6 +10,8 @@ import org.apache.hadoop.io.Text;
 import org.apache.spark.SerializableWritable;
 import org.apache.spark.api.java.JavaPairRDD;
 import org.apache.spark.api.java.JavaSparkContext;
+import tierbench.io.DataSet;
+import tierbench.io.TextIO;
 
 /**
  * Grep: scan every line for a literal string and count its occurrences and

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import org.apache.spark.api.java.JavaSparkContext;
+import tierbench.agent.StageRecorder;
 
 /**
  * The one door from Python (py4j) into tierbench's Spark jobs: a job name and
@@ -11,7 +12,7 @@ import org.apache.spark.api.java.JavaSparkContext;
  * interface to strings keeps py4j out of the job code.
  */
 public final class Jobs {
-  static final ObjectMapper JSON = new ObjectMapper();
+  public static final ObjectMapper JSON = new ObjectMapper();
 
   private Jobs() {}
 
@@ -34,16 +35,18 @@ public final class Jobs {
   /**
    * "Class.method" names a static method {@code ObjectNode method(JavaSparkContext, JsonNode)} of a
    * job class in this package (e.g. "TeraGen.run", "Dfsio.write"): the workload's Python module says
-   * which, so adding a workload adds a job class and touches nothing here.
+   * which, so adding a workload adds a job class and touches nothing here. A class of another package
+   * is named in full ("tierbench.bench.PeerSorts.passThrough": the benchmarks' peers, in their own jar).
    */
   private static ObjectNode dispatch(JavaSparkContext jsc, String job, JsonNode p) throws Exception {
-    int dot = job.indexOf('.');
+    int dot = job.lastIndexOf('.');
     if (dot < 1 || dot == job.length() - 1) {
       throw new IllegalArgumentException("a job is named Class.method, got: " + job);
     }
+    String className = job.substring(0, dot);
     java.lang.reflect.Method m;
     try {
-      Class<?> cls = Class.forName(Jobs.class.getPackageName() + "." + job.substring(0, dot));
+      Class<?> cls = Class.forName(className.contains(".") ? className : Jobs.class.getPackageName() + "." + className);
       m = cls.getDeclaredMethod(job.substring(dot + 1), JavaSparkContext.class, JsonNode.class);
     } catch (ClassNotFoundException | NoSuchMethodException e) {
       throw new IllegalArgumentException("unknown job: " + job);
@@ -70,7 +73,7 @@ public final class Jobs {
     return ids;
   }
 
-  static String[] strings(JsonNode array) {
+  public static String[] strings(JsonNode array) {
     String[] out = new String[array.size()];
     for (int i = 0; i < out.length; i++) {
       out[i] = array.get(i).asText();

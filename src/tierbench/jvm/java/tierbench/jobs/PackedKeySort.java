@@ -1,6 +1,7 @@
 package tierbench.jobs;
 
 import java.util.Arrays;
+import tierbench.io.TeraRows;
 
 /**
  * Orders the rows of one TeraSort reduce partition by their 10-byte keys, where the shuffle left them: in chunks of

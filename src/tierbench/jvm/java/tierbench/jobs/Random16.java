@@ -1,5 +1,7 @@
 package tierbench.jobs;
 
+import tierbench.io.Unsigned128;
+
 /**
  * TeraGen's 128-bit linear congruential generator, f(x) = a*x + c mod 2^128,
  * with the constants of Hadoop's Random16. Hadoop keeps a table of the 128

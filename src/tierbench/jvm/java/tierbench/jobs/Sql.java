@@ -22,6 +22,7 @@ import org.apache.spark.TaskContext;
 import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.sql.Row;
 import org.apache.spark.sql.SparkSession;
+import tierbench.io.Durable;
 
 /**
  * SQL over Parquet tables: each table is a directory of Parquet files on the

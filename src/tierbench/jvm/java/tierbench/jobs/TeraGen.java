@@ -11,6 +11,11 @@ import org.apache.hadoop.fs.Path;
 import org.apache.spark.SerializableWritable;
 import org.apache.spark.TaskContext;
 import org.apache.spark.api.java.JavaSparkContext;
+import tierbench.io.DataSet;
+import tierbench.io.Durable;
+import tierbench.io.OutputCommit;
+import tierbench.io.TeraRows;
+import tierbench.io.Unsigned128;
 
 /**
  * TeraGen: rows 0..N-1 split over T tasks exactly as Hadoop splits them
@@ -57,7 +62,7 @@ final class TeraGen {
       }
       long commitMs = task.commit();
       long ms = (System.nanoTime() - t0) / 1_000_000;
-      return new long[] {end - start, (end - start) * TeraRows.ROW, ms, sum.hi, sum.lo, commitMs};
+      return new long[] {end - start, (end - start) * TeraRows.ROW, ms, sum.hi(), sum.lo(), commitMs};
     }).collect();
 
     Unsigned128 checksum = new Unsigned128();

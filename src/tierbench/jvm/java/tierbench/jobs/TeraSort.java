@@ -17,6 +17,12 @@ import org.apache.spark.api.java.JavaSparkContext;
 import org.apache.spark.broadcast.Broadcast;
 import org.apache.spark.util.CollectionAccumulator;
 import scala.Tuple2;
+import tierbench.io.BlockReader;
+import tierbench.io.DataSet;
+import tierbench.io.Durable;
+import tierbench.io.OutputCommit;
+import tierbench.io.RowReader;
+import tierbench.io.TeraRows;
 
 /**
  * TeraSort: sample keys, range-partition, sort, write. Map tasks route rows
@@ -24,15 +30,18 @@ import scala.Tuple2;
  * task instead of one object per row); each reduce task orders its range's
  * rows by key where they arrived, in their chunks (PackedKeySort), and writes
  * them in that order.
+ *
+ * Public, and so are its splits, chunk size and identity partitioner: the benchmarks' peers
+ * (bench/java, tierbench.bench.PeerSorts) run TeraSort's own reads and shuffle without its sort.
  */
-final class TeraSort {
+public final class TeraSort {
   private TeraSort() {}
 
   /** A byte range of one input file, whole rows only. */
-  static final class Split implements java.io.Serializable {
-    final String path;
-    final long offset;
-    final long length;
+  public static final class Split implements java.io.Serializable {
+    public final String path;
+    public final long offset;
+    public final long length;
 
     Split(String path, long offset, long length) {
       this.path = path;
@@ -41,7 +50,7 @@ final class TeraSort {
     }
   }
 
-  static List<Split> splits(List<DataSet.Part> parts, long splitBytes) throws IOException {
+  public static List<Split> splits(List<DataSet.Part> parts, long splitBytes) throws IOException {
     long step = Math.max(TeraRows.ROW, splitBytes - splitBytes % TeraRows.ROW);
     List<Split> out = new ArrayList<>();
     for (DataSet.Part part : parts) {
@@ -222,7 +231,7 @@ final class TeraSort {
   // 256 KB of rows per shuffled record: below half a G1 heap region (1 MB regions at the default 2 GB driver),
   // so a chunk is an ordinary young object; 4 MB chunks were "humongous", allocated in the old generation,
   // and set off concurrent marking cycles (15% of the CPU in libjvm)
-  static final int CHUNK_ROWS = 2_560;
+  public static final int CHUNK_ROWS = 2_560;
 
   /**
    * A map task's output, made as Spark's shuffle writer takes it: the split is read a block at a time and each
@@ -301,10 +310,10 @@ final class TeraSort {
   }
 
   /** Shuffle records are keyed by their reduce partition already. */
-  static final class IdentityPartitioner extends Partitioner {
+  public static final class IdentityPartitioner extends Partitioner {
     private final int n;
 
-    IdentityPartitioner(int n) {
+    public IdentityPartitioner(int n) {
       this.n = n;
     }
 

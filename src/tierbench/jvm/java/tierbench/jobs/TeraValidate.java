@@ -8,6 +8,10 @@ import java.util.zip.CRC32;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.spark.SerializableWritable;
 import org.apache.spark.api.java.JavaSparkContext;
+import tierbench.io.DataSet;
+import tierbench.io.RowReader;
+import tierbench.io.TeraRows;
+import tierbench.io.Unsigned128;
 
 /**
  * TeraValidate as Hadoop does it: one task per part file checks that the file
@@ -67,8 +71,8 @@ final class TeraValidate {
           c.rows++;
         }
       }
-      c.sumHi = sum.hi;
-      c.sumLo = sum.lo;
+      c.sumHi = sum.hi();
+      c.sumLo = sum.lo();
       return c;
     }).collect();
 

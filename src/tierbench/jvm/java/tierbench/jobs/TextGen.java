@@ -10,6 +10,8 @@ import java.util.SplittableRandom;
 import org.apache.hadoop.conf.Configuration;
 import org.apache.spark.SerializableWritable;
 import org.apache.spark.api.java.JavaSparkContext;
+import tierbench.io.DataSet;
+import tierbench.io.TextIO;
 
 /**
  * Text for WordCount and Grep: words drawn from a Zipf distribution over a

@@ -16,6 +16,8 @@ import org.apache.spark.SerializableWritable;
 import org.apache.spark.api.java.JavaPairRDD;
 import org.apache.spark.api.java.JavaSparkContext;
 import scala.Tuple2;
+import tierbench.io.DataSet;
+import tierbench.io.TextIO;
 
 /**
  * WordCount as Hadoop's example does it: split lines on white space, count in

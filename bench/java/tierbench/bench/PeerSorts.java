@@ -1,4 +1,4 @@
-package tierbench.jobs;
+package tierbench.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -15,13 +15,20 @@ import org.apache.spark.SerializableWritable;
 import org.apache.spark.api.java.JavaPairRDD;
 import org.apache.spark.api.java.JavaSparkContext;
 import scala.Tuple2;
+import tierbench.io.BlockReader;
+import tierbench.io.DataSet;
+import tierbench.io.Durable;
+import tierbench.io.TeraRows;
+import tierbench.jobs.Jobs;
+import tierbench.jobs.TeraSort;
 
 /**
  * Peers for the benchmarks (bench/), not workloads, measured against tierbench's TeraSort on the same data in
  * the same run: rddSortByKey, TeraSort in the shape HiBench's Spark TeraSort runs it -- one (10-byte key, 90-byte
  * value) object pair per row from a Hadoop input format, Spark's own sortByKey (sampled range partitioner,
  * sort-based shuffle), each partition written as one file; and passThrough, the floor under any TeraSort on
- * this stack.
+ * this stack. Built into the benchmarks' own jar (bench/common.py), not tierbench's: run through
+ * tierbench.jobs.Jobs by their full name, e.g. "tierbench.bench.PeerSorts.passThrough".
  */
 final class PeerSorts {
   private PeerSorts() {}

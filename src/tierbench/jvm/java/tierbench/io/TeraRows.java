@@ -1,4 +1,4 @@
-package tierbench.jobs;
+package tierbench.io;
 
 /**
  * The 100-byte TeraSort row, laid out exactly as Hadoop's GenSort writes it:

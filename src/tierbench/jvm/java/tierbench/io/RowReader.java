@@ -1,4 +1,4 @@
-package tierbench.jobs;
+package tierbench.io;
 
 import java.io.BufferedInputStream;
 import java.io.DataInputStream;

@@ -1,4 +1,4 @@
-package tierbench.jobs;
+package tierbench.io;
 
 import java.io.IOException;
 import org.apache.hadoop.conf.Configuration;
@@ -6,11 +6,11 @@ import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.Path;
 
 /** Reads a byte range of whole 100-byte rows in large blocks (for jobs that touch rows in bulk). */
-final class BlockReader implements AutoCloseable {
+public final class BlockReader implements AutoCloseable {
   private final FSDataInputStream in;
   private long remaining;
 
-  BlockReader(Configuration conf, String file, long offset, long length) throws IOException {
+  public BlockReader(Configuration conf, String file, long offset, long length) throws IOException {
     Path p = new Path(file);
     in = p.getFileSystem(conf).open(p, 1 << 20);
     in.seek(offset);
@@ -18,7 +18,7 @@ final class BlockReader implements AutoCloseable {
   }
 
   /** Fills `block` with up to block.length bytes of whole rows; returns the bytes read, 0 at the end. */
-  int read(byte[] block) throws IOException {
+  public int read(byte[] block) throws IOException {
     int want = (int) Math.min(remaining, block.length - block.length % TeraRows.ROW);
     if (want == 0) {
       return 0;

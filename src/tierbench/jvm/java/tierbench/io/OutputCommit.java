@@ -1,4 +1,4 @@
-package tierbench.jobs;
+package tierbench.io;
 
 import java.io.IOException;
 import java.io.Serializable;
@@ -29,7 +29,7 @@ import org.apache.hadoop.mapreduce.task.TaskAttemptContextImpl;
  * "file-v2", "directory", "magic". One committer per base directory of the data set (a JBOD of local dirs is one
  * output directory per disk). The times of task and job commits go back with the job's result.
  */
-final class OutputCommit implements Serializable {
+public final class OutputCommit implements Serializable {
   static final String KEY = "tierbench.committer";
   private static final AtomicInteger JOBS = new AtomicInteger();
 
@@ -54,7 +54,7 @@ final class OutputCommit implements Serializable {
   }
 
   /** Driver, before the tasks: each base's job set up (for a committer); the time it took in ms. */
-  static OutputCommit begin(Configuration conf, DataSet out) throws IOException {
+  public static OutputCommit begin(Configuration conf, DataSet out) throws IOException {
     OutputCommit c = new OutputCommit(out, conf.get(KEY, "").trim());
     if (!c.direct()) {
       for (String base : out.bases()) {
@@ -67,7 +67,7 @@ final class OutputCommit implements Serializable {
   }
 
   /** Task side: where part `part` is written, and its commit when the file is closed. */
-  Task task(Configuration conf, int part, int attempt) throws IOException {
+  public Task task(Configuration conf, int part, int attempt) throws IOException {
     Path fin = out.partPath(part);
     if (direct()) {
       return new Task(fin, null, null);
@@ -96,7 +96,7 @@ final class OutputCommit implements Serializable {
    * Driver, after the tasks: the job committed (or, written directly, marked complete) and the names synced;
    * what the commits cost goes into the job's result as "commit".
    */
-  void finish(Configuration conf, com.fasterxml.jackson.databind.node.ObjectNode result, java.util.List<Long> taskCommitMs)
+  public void finish(Configuration conf, com.fasterxml.jackson.databind.node.ObjectNode result, java.util.List<Long> taskCommitMs)
       throws IOException {
     long jobMs = 0;
     if (direct()) {
@@ -113,8 +113,8 @@ final class OutputCommit implements Serializable {
   }
 
   /** A task's output file and its commit. */
-  static final class Task {
-    final Path path;
+  public static final class Task {
+    public final Path path;
     private final PathOutputCommitter committer;
     private final TaskAttemptContext ctx;
 
@@ -125,7 +125,7 @@ final class OutputCommit implements Serializable {
     }
 
     /** Commits the task's output (after its file is closed); the time it took in ms. */
-    long commit() throws IOException {
+    public long commit() throws IOException {
       if (committer == null) {
         return 0;
       }

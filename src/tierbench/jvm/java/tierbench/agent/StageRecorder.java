@@ -1,4 +1,4 @@
-package tierbench.jobs;
+package tierbench.agent;
 
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
@@ -17,7 +17,7 @@ import org.apache.spark.scheduler.StageInfo;
  * completed (epoch ms), its tasks, and the bytes its tasks read, wrote,
  * shuffled and spilled. tierbench splits a run's IO samples into phases with it.
  */
-final class StageRecorder extends SparkListener {
+public final class StageRecorder extends SparkListener {
   private final Map<Integer, long[]> bytes = new ConcurrentHashMap<>();
   // the same per executor host: per-node shuffle bytes and skew on a cluster
   private final Map<Integer, Map<String, long[]>> byHost = new ConcurrentHashMap<>();
@@ -60,7 +60,7 @@ final class StageRecorder extends SparkListener {
     completed.add(done.stageInfo());
   }
 
-  synchronized void writeTo(ArrayNode out) {
+  public synchronized void writeTo(ArrayNode out) {
     for (StageInfo s : completed) {
       ObjectNode n = out.addObject();
       n.put("stage_id", s.stageId());

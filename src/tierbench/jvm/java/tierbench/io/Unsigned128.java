@@ -1,4 +1,4 @@
-package tierbench.jobs;
+package tierbench.io;
 
 import java.io.Serializable;
 
@@ -17,6 +17,16 @@ public final class Unsigned128 implements Serializable {
   public Unsigned128(long hi, long lo) {
     this.hi = hi;
     this.lo = lo;
+  }
+
+  /** The upper 64 bits. */
+  public long hi() {
+    return hi;
+  }
+
+  /** The lower 64 bits. */
+  public long lo() {
+    return lo;
   }
 
   public static Unsigned128 ofHex(String s) {

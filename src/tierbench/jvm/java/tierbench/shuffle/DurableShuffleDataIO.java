@@ -1,4 +1,4 @@
-package tierbench.jobs;
+package tierbench.shuffle;
 
 import java.io.File;
 import java.io.IOException;

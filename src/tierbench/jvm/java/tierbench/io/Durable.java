@@ -1,4 +1,4 @@
-package tierbench.jobs;
+package tierbench.io;
 
 import java.io.File;
 import java.io.FilterOutputStream;
@@ -31,7 +31,7 @@ import org.apache.hadoop.fs.StreamCapabilities;
  * also sync every finished block: dfs.datanode.synconclose); S3A: nothing,
  * an upload is durable when close() returns.
  */
-final class Durable {
+public final class Durable {
   private Durable() {}
 
   static final String KEY = "tierbench.durable";
@@ -40,12 +40,12 @@ final class Durable {
     return conf.getBoolean(KEY, false);
   }
 
-  static OutputStream create(Configuration conf, Path path) throws IOException {
+  public static OutputStream create(Configuration conf, Path path) throws IOException {
     return create(conf, path, conf.getInt("io.file.buffer.size", 4096));
   }
 
   /** fs.create(path, overwrite), whose close() returns once the bytes are durable when the study asks for it. */
-  static OutputStream create(Configuration conf, Path path, int buffer) throws IOException {
+  public static OutputStream create(Configuration conf, Path path, int buffer) throws IOException {
     FileSystem fs = path.getFileSystem(conf);
     FSDataOutputStream stream = fs.create(path, true, buffer);
     if (!on(conf)) {
@@ -146,7 +146,7 @@ final class Durable {
    * writers that cannot sync (Spark's Parquet writer), every file under them:
    * on the driver, after the job, so still inside the run's time.
    */
-  static void syncTree(Configuration conf, String[] bases, boolean files) throws IOException {
+  public static void syncTree(Configuration conf, String[] bases, boolean files) throws IOException {
     if (!on(conf)) {
       return;
     }

@@ -1,4 +1,4 @@
-package tierbench.jobs;
+package tierbench.io;
 
 import java.io.BufferedOutputStream;
 import java.io.IOException;
@@ -21,11 +21,11 @@ import org.apache.spark.api.java.JavaSparkContext;
  * the split size pinned (min = max = split size), as
  * mapreduce.input.fileinputformat.split.minsize does for Hadoop jobs.
  */
-final class TextIO {
+public final class TextIO {
   private TextIO() {}
 
   /** Codec names a spec may use; "none" writes plain text. */
-  static CompressionCodec codec(Configuration conf, String name) {
+  public static CompressionCodec codec(Configuration conf, String name) {
     if (name == null || name.isEmpty() || "none".equals(name)) {
       return null;
     }
@@ -37,7 +37,7 @@ final class TextIO {
   }
 
   /** A part file of a data set, compressed with `codec` (may be null); the caller closes it. */
-  static OutputStream create(Configuration conf, DataSet out, int part, String codecName) throws IOException {
+  public static OutputStream create(Configuration conf, DataSet out, int part, String codecName) throws IOException {
     CompressionCodec codec = codec(conf, codecName);
     Path path = out.partPath(part);
     if (codec != null) {
@@ -51,7 +51,7 @@ final class TextIO {
   }
 
   /** The lines of every file in the data set's directories, in splits of `splitBytes` (0: the file system's block size). */
-  static JavaPairRDD<LongWritable, Text> lines(JavaSparkContext jsc, DataSet in, long splitBytes) {
+  public static JavaPairRDD<LongWritable, Text> lines(JavaSparkContext jsc, DataSet in, long splitBytes) {
     Configuration conf = new Configuration(jsc.hadoopConfiguration());
     if (splitBytes > 0) {
       conf.setLong(FileInputFormat.SPLIT_MINSIZE, splitBytes);
@@ -61,7 +61,7 @@ final class TextIO {
   }
 
   /** Bytes of the data set's part files as stored (compressed, when they are). */
-  static long storedBytes(Configuration conf, DataSet in) throws IOException {
+  public static long storedBytes(Configuration conf, DataSet in) throws IOException {
     long total = 0;
     for (DataSet.Part p : in.parts(conf)) {
       total += p.size;
@@ -70,7 +70,7 @@ final class TextIO {
   }
 
   /** Index of `needle` in text[0, len) from `from`, or -1 (a plain scan: the needle is short). */
-  static int indexOf(byte[] text, int len, byte[] needle, int from) {
+  public static int indexOf(byte[] text, int len, byte[] needle, int from) {
     int last = len - needle.length;
     outer:
     for (int i = from; i <= last; i++) {

@@ -1,4 +1,4 @@
-package tierbench.jobs;
+package tierbench.agent;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;

@@ -1,4 +1,4 @@
-package tierbench.jobs;
+package tierbench.io;
 
 import java.io.IOException;
 import java.io.Serializable;
