@@ -159,7 +159,7 @@ def test_predict_prints_stores_and_the_report_shows_it(results):
     assert out.returncode == 0, out.stderr
     assert "reproducing the measured configurations (each from the others): median |error|" in out.stdout
     assert "sandisk-all-ssd" in out.stdout and "1 TB" in out.stdout and "published  2.26" in out.stdout
-    stored = json.loads((results / "study.json").read_text())["predictions"]
+    stored = json.loads((results / "predictions.json").read_text())  # (beside the runs, not in study.json: issue 32)
     assert {r["hardware"] for r in stored["predictions"]} == {"sandisk-all-hdd", "sandisk-all-ssd"}
     assert stored["validation"]["hardware_median_abs_error"] <= 0.15
     hdd = {r["job"]: r for r in stored["predictions"] if r["hardware"] == "sandisk-all-hdd"}

@@ -17,8 +17,8 @@ def add_parser(subparsers):
                     "drives, network -- with waves of tasks), calibrated on the configurations whose devices have "
                     "known speeds (emulated, or probed with fio). It first reproduces what was measured (each "
                     "configuration from the others; the largest size from smaller ones: the error estimate), then "
-                    "predicts each job on each --hardware. The result is printed, stored in the study (the report "
-                    "shows it) and, with --json, printed as JSON. docs/model.md has the model and where it fails; "
+                    "predicts each job on each --hardware. The result is printed, stored beside the study's runs "
+                    "(predictions.json: the report shows it) and, with --json, printed as JSON. docs/model.md has the model and where it fails; "
                     "docs/hardware.md the hardware description.",
         epilog="examples:\n"
                "  tierbench predict tierbench-results/quickstart --hardware sandisk-all-ssd\n"
@@ -69,7 +69,7 @@ def run(args) -> int:
                   [c.strip() for c in args.calibrate.split(",")] if args.calibrate else None, years,
                   published=args.published)
     from ..store import ResultsDir
-    ResultsDir(args.results[0]).update_study(predictions=out)
+    ResultsDir(args.results[0]).save_derived("predictions", out)  # (predictions.json, beside the runs)
     if args.json:
         print(json.dumps(out, indent=2))
         return 0

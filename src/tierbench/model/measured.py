@@ -6,7 +6,7 @@ probed (`tierbench probe`: fio's figures per directory)."""
 
 from pathlib import Path
 
-from ..store import ResultsDir
+from ..store import ResultsDir, StoredRun, StoredStudy, StudyFile
 from .hardware import Drive
 from .predict import Machine, Pool
 from .profile import ROLES, RunProfile, profile_run
@@ -34,15 +34,15 @@ def probed_drive(dev: str, entry: dict) -> Drive | None:
         return None
 
 
-def config_machine(record: dict, study: dict) -> Machine | None:
+def config_machine(run: StoredRun, stored: StoredStudy) -> Machine | None:
     """The machine a configuration's runs ran on, when every device of its dirs has known figures."""
-    dirs = study.get("storage_map", {}).get("dirs", {})
-    emulated = study.get("emulated") or {}
-    probe = study.get("probe") or {}
+    dirs = stored.study.storage_map.get("dirs", {})
+    emulated = stored.study.emulated or {}
+    probe = stored.probe or {}
     per_device: dict[str, dict[str, float]] = {}  # device -> role -> share of the role's dirs
     drives: dict[str, Drive] = {}
     for role in ROLES:
-        paths = record["storage"][role]
+        paths = run.storage[role]
         for path in paths:
             dev = dirs.get(path, {}).get("device")
             if dev is None:
@@ -63,24 +63,22 @@ def config_machine(record: dict, study: dict) -> Machine | None:
         grouped.setdefault(key, []).append(dev)
     pools = tuple(Pool(drives[devs[0]], len(devs), {role: share * len(devs) for role, share in per_device[devs[0]].items()})
                   for devs in grouped.values())
-    return Machine(record["config"], 1, record["machine"]["cpu_cores"], 1e9, 1.0, pools,
-                   "the measured configuration", record["machine"].get("memory_bytes") or float("inf"))
+    return Machine(run.config, 1, run.machine["cpu_cores"], 1e9, 1.0, pools,
+                   "the measured configuration", run.machine.get("memory_bytes") or float("inf"))
 
 
-def load(results) -> tuple[list[RunProfile], dict[str, Machine], dict]:
+def load(results) -> tuple[list[RunProfile], dict[str, Machine], StudyFile]:
     """(profiles of the ok runs with samples, configuration -> machine where known, the first study.json), from one
     results directory or several (studies of one machine at different sizes: a configuration's name is its
     machine in all of them)."""
     profiles, machines, first = [], {}, None
     for path in ([results] if isinstance(results, (str, Path)) else results):
-        rd = ResultsDir(path)
-        study = rd.study()
-        first = first or study
-        records = rd.records(analysed=True)
-        profiles += [p for p in (profile_run(r, study.get("storage_map") or {}) for r in records) if p]
-        for r in records:
-            if r["config"] not in machines and r.get("status") == "ok":
-                m = config_machine(r, study)
+        stored = ResultsDir(path).load(analysed=True)
+        first = first or stored.study
+        profiles += [p for p in (profile_run(r, stored.study.storage_map) for r in stored.runs) if p]
+        for r in stored.runs:
+            if r.config not in machines and r.ok:
+                m = config_machine(r, stored)
                 if m:
-                    machines[r["config"]] = m
+                    machines[r.config] = m
     return profiles, machines, first

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from ..analysis.observation import device_roles
 from ..sampling.phases import WRITEBACK, io_profile, label_samples
+from ..store import StoredRun
 
 ROLES = ("data", "intermediate")
 KEYS = tuple(f"{role}.{rw}" for role in ROLES for rw in ("read", "write"))
@@ -78,12 +79,12 @@ def _stage_bytes(stages: list[dict], start_ms: float, end_ms: float) -> tuple[di
     return out, tasks
 
 
-def _with_job_io(record: dict) -> list[dict]:
+def _with_job_io(run: StoredRun) -> list[dict]:
     """The run's stages, with the job's input given to its first stage and its output to its last when Spark's
     metrics saw none: tierbench's jobs read and write their files themselves (so Spark counts no input or
     output bytes), and the record's `io` has what they moved."""
-    stages = sorted((dict(s) for s in record["details"].get("stages", [])), key=lambda s: s["submitted_ms"])
-    io = record.get("io") or {}
+    stages = sorted((dict(s) for s in run.details.get("stages", [])), key=lambda s: s["submitted_ms"])
+    io = run.io
     if stages and not any(s.get("input_bytes") for s in stages) and io.get("input_mb"):
         stages[0]["input_bytes"] = io["input_mb"] * MiB
     if stages and not any(s.get("output_bytes") for s in stages) and io.get("output_mb"):
@@ -91,22 +92,23 @@ def _with_job_io(record: dict) -> list[dict]:
     return stages
 
 
-def profile_run(record: dict, storage_map: dict) -> RunProfile | None:
+def profile_run(run: StoredRun, storage_map: dict) -> RunProfile | None:
     """The run's profile, or None when it has no samples (sampling off) or did not succeed."""
     from ..analysis.cost import job_bytes
 
-    s = record.get("samples")
-    if record.get("status") != "ok" or not s or not s.get("t_ms"):
+    s = run.samples
+    if not run.ok or not s or not s.get("t_ms"):
         return None
-    labels = label_samples(s, record["details"].get("phases", []))
-    roles = device_roles(record, storage_map)
+    labels = label_samples(s, run.details.get("phases", []))
+    as_dict = run.as_record_dict()  # (analysis/ reads records as dicts still)
+    roles = device_roles(as_dict, storage_map)
     rows = io_profile(s, labels, roles)
-    cores = record["machine"]["cpu_cores"]
-    stages = _with_job_io(record)
+    cores = run.machine["cpu_cores"]
+    stages = _with_job_io(run)
     interval_ms = s["interval_s"] * 1000
     devices = {role: sorted(d for d, r in roles.items() if role in r) for role in ROLES}
-    prof = RunProfile(record["run_key"], record["workload"], record.get("label", record["workload"]),
-                      record["config"], record["variant"], job_bytes(record), record["wall_s"], cores, devices)
+    prof = RunProfile(run.run_key, run.workload, run.label, run.config, run.variant, job_bytes(as_dict), run.wall_s,
+                      cores, devices)
     for phase in dict.fromkeys(labels):
         if phase == WRITEBACK:  # durable runs leave ~nothing there; the job's time is what is predicted
             continue

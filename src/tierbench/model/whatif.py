@@ -14,6 +14,7 @@ from pathlib import Path
 
 from ..analysis.cost import cost_per_job
 from ..errors import UserError
+from ..store import StudyFile
 from .hardware import Hardware
 from .measured import load
 from .predict import Model, machine_of
@@ -67,7 +68,7 @@ def validate(model: Model) -> dict:
             "size": size_rows, "size_median_abs_error": _median_abs(size_rows)}
 
 
-def study_model(results, calibrate: list[str] | None = None) -> tuple[Model, dict, list[str]]:
+def study_model(results, calibrate: list[str] | None = None) -> tuple[Model, StudyFile, list[str]]:
     """The calibrated model of one results directory or several, the first one's study.json, and the
     configurations left out (unknown devices)."""
     results = [results] if isinstance(results, (str, Path)) else list(results)

@@ -1,13 +1,14 @@
 """A run's record: every field defined once, here, with what it holds (docs/results.md explains each).
 
-Records are stored as JSON objects (one line of runs.jsonl each); `RunRecord.to_dict()` is that form.
+Records are stored as JSON objects (one line of runs.jsonl each); `RunRecord.to_dict()` is that form. RunRecord is
+what a run fills in as it goes; a record read back is a stored.StoredRun (frozen, with the same fields).
 `upgrade()` brings a record of an older schema version up to this one, so old results folders stay
 readable; each version's change is in FORMAT_HISTORY.
 """
 
 from dataclasses import asdict, dataclass, field, fields
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 FORMAT_HISTORY = {
     1: "first version (tierbench 0.1.0)",
     2: "`io`: MB the run moved per data class (input read, intermediate written, output written), from the "
@@ -19,6 +20,9 @@ FORMAT_HISTORY = {
        "and shuffle dirs as that node sees them) and its own series in the `samples` format, from the node agents; "
        "`details.nodes_unobserved` and `details.nodes_page_cache_dropped`; stages carry bytes per host. Earlier "
        "records observed only the launcher host and have no `nodes`",
+    5: "the derived outputs in files of their own beside runs.jsonl: `tierbench probe`'s in probe.json, `tierbench "
+       "predict`'s in predictions.json; study.json of earlier versions held them as `probe` and `predictions`, which "
+       "are read as before (and moved to the file when that output is made again). Records are as in version 4",
 }
 
 

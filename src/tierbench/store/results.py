@@ -1,8 +1,10 @@
-"""The results folder of a study: study.json (spec, plan, machine) and runs.jsonl.
+"""The results folder of a study: study.json (spec, plan, machine), runs.jsonl, and the derived outputs in files of
+their own (derived.py: probe.json, predictions.json).
 
 runs.jsonl is append-only: one JSON object per line, written and fsync'ed
 the moment a run ends, so a killed study loses nothing that finished.
-Reports and exports are pure functions of this folder.
+Reports and exports are pure functions of this folder. It is read by one validating loader: `load()` gives it as
+read-only values (stored.py); `study()` and `records()` give the same as dicts, for the readers not yet moved to them.
 
 The schema version and its format history are in record.py (and docs/results.md); folders written by an
 older version are upgraded as they are read (the files are not rewritten).
@@ -20,26 +22,15 @@ from ..locks import LOCK_FILE, HeldLock
 from ..redaction import mask
 from ..units import format_size
 from .reading import LINE_MAX_BYTES, STUDY_MAX_BYTES, capped_lines, last_newline, open_regular, read_capped
+from .derived import PROBE_FILE, is_probe_result, read_derived
 from .record import RECORD_FIELDS, SCHEMA_VERSION, upgrade, upgrade_study  # noqa: F401 (RECORD_FIELDS: re-exported)
 from .schema import record_problem, study_problem
+from .stored import DERIVED_FILES, StoredStudy
 
 STUDY_FILE = "study.json"
 RUNS_FILE = "runs.jsonl"
-PROBE_FILE = "probe.json"  # `tierbench probe` before a study: the study takes it over
 RESERVE_FILE = ".tierbench-reserve"
 RESERVE_BYTES = 1 << 20  # a few hundred run records
-
-
-def _is_probe_result(path: Path) -> bool:
-    """`tierbench probe`'s result, by its content: a stray file of that name is the user's, not ours."""
-    if path.name != PROBE_FILE or not path.is_file() or path.is_symlink() or path.stat().st_size > (1 << 20):
-        return False
-    try:
-        result = json.loads(path.read_text())
-    except (OSError, ValueError):
-        return False
-    return isinstance(result, dict) and bool(result) and all(
-        isinstance(e, dict) and {"device", "dirs", "tests"} <= set(e) for e in result.values())
 
 
 def latest_ok(records: list[dict]) -> dict[str, dict]:
@@ -97,7 +88,7 @@ class ResultsDir:
         if self.path.exists() and not self.path.is_dir():
             raise UserError(f"{self.path} is a file; --out must be a directory")
         ours = {LOCK_FILE, RESERVE_FILE}  # our lock and the room kept for records; and `tierbench probe`'s result
-        if self.path.is_dir() and any(p.name not in ours and not _is_probe_result(p) for p in self.path.iterdir()) \
+        if self.path.is_dir() and any(p.name not in ours and not is_probe_result(p) for p in self.path.iterdir()) \
                 and not self.exists():
             raise UserError(f"{self.path} is not empty and holds no tierbench results; tierbench will not write there: choose another --out")
 
@@ -145,9 +136,23 @@ class ResultsDir:
         self.runs_file.touch()
 
     def update_study(self, **fields) -> None:
-        study = self._read_study()  # (as stored: what study() adds on reading is not written back)
-        study.update(fields)
-        self._write_json(self.study_file, study)
+        """study.json with `fields` set. A derived output among them (`probe`, `predictions`) goes to its own file
+        instead (save_derived): the callers that stored it in study.json before version 5 keep working."""
+        for key in DERIVED_FILES.keys() & fields.keys():
+            self.save_derived(key, fields.pop(key))
+        if fields:
+            study = self._read_study()  # (as stored: what study() adds on reading is not written back)
+            study.update(fields)
+            self._write_json(self.study_file, study)
+
+    def save_derived(self, key: str, value: dict) -> None:
+        """A derived output (`probe`: tierbench probe's, `predictions`: tierbench predict's) in its own file beside
+        runs.jsonl. A copy an older version kept in study.json is dropped, so that the file is what is read."""
+        self._write_json(self.path / DERIVED_FILES[key], value)
+        study = self._read_study()
+        if key in study:
+            del study[key]
+            self._write_json(self.study_file, study)
 
     def _write_json(self, path: Path, obj) -> None:
         tmp = path.with_suffix(".tmp")
@@ -160,9 +165,9 @@ class ResultsDir:
                             "free space, then continue with --resume") from None
 
     def probe_result(self) -> dict | None:
-        """What `tierbench probe` left here before the study (None when there is none, or the file is not one)."""
+        """What `tierbench probe` left here (None when there is none, or the file is not one)."""
         path = self.path / PROBE_FILE
-        return json.loads(path.read_text()) if _is_probe_result(path) else None
+        return json.loads(path.read_text()) if is_probe_result(path) else None
 
     def keep_room(self) -> None:
         """Room kept on the results folder's disk for run records (a preallocated file): when a run fills the disk,
@@ -181,10 +186,17 @@ class ResultsDir:
         except OSError:
             return False
 
+    def load(self, analysed: bool = False) -> StoredStudy:
+        """The folder as read-only values: study.json, the readable runs (records(analysed)), the derived outputs."""
+        return StoredStudy.from_dicts(self.path, self.study(), self._read_records(analysed))
+
     def study(self) -> dict:
-        """study.json, checked and upgraded to this version (record.upgrade_study; the file is not rewritten). A file
-        that is not a study (wrong shape, too large, not a regular file) is a UserError naming it and what is wrong."""
-        return upgrade_study(self._read_study())
+        """study.json, checked and upgraded to this version (record.upgrade_study; the file is not rewritten), with
+        the derived outputs under the keys study.json held them in before version 5 (`probe`, `predictions`). A
+        file that is not a study (wrong shape, too large, not a regular file) is a UserError naming it and what is
+        wrong; so is a derived output's file of the wrong shape."""
+        stored = self._read_study()
+        return upgrade_study(stored) | read_derived(self.path, stored)
 
     def _read_study(self) -> dict:
         if not os.path.lexists(self.study_file):
@@ -263,7 +275,10 @@ class ResultsDir:
         """Every readable record (upgraded to this schema). A line that is not a record (damaged, of the wrong
         shape, too long) is skipped with a warning naming it and what is wrong. `analysed`: for the report and the
         model, which also skip a successful run without a runtime (the export and --resume keep it)."""
-        self.study()
+        self._read_study()  # (a folder whose study.json is not one is refused whole)
+        return self._read_records(analysed)
+
+    def _read_records(self, analysed: bool) -> list[dict]:
         out, skipped = [], []
         f = self._open_runs()
         if f is None:

@@ -131,7 +131,7 @@ SPEC = Obj({
 
 NODE_CHECK = Obj({"error?": Nullable(STR), "summary": MapOf(INT),
                   "checks": ListOf(Obj({k: STR for k in ("node", "name", "status", "found", "where", "fix")}))})
-PREDICTIONS = Obj({  # what `tierbench predict` stored, as the report's what-if section reads it
+PREDICTIONS = Obj({  # what `tierbench predict` stores, as the report's what-if section reads it
     "calibrated_on": ListOf(STR),
     "hardware": ListOf(Obj({"name": STR, "nodes": INT, "cores": NUM, "data": STR, "intermediate": STR,
                             "write_copies": NUM})),
@@ -145,6 +145,7 @@ PREDICTIONS = Obj({  # what `tierbench predict` stored, as the report's what-if 
                             "predicted_s": NUM, "measured_s": NUM, "error": NUM}))}),
 })
 FIO_TEST = Obj({"mb_s": NUM, "iops?": NUM, "p99_latency_ms?": NUM})
+PROBE = MapOf(Obj({"tests?": MapOf(FIO_TEST), "dirs?": ListOf(STR), "error?": Nullable(STR)}))  # `tierbench probe`'s
 DRIVE_PROFILE = Obj({"name": STR, "read_mb_s": NUM, "write_mb_s": NUM, "read_iops": NUM, "write_iops": NUM})
 
 STUDY = Obj({
@@ -155,8 +156,9 @@ STUDY = Obj({
     "storage_map?": Obj({"dirs?": MapOf(Obj({"device?": Nullable(STR), "mount?": OBJ, "role?": STR})),
                          "devices?": MapOf(Obj({"rotational?": Nullable(BOOL), "size_bytes?": Nullable(NUM),
                                                 "scheduler?": Nullable(STR), "disk?": Nullable(STR)}))}),
-    "probe?": Nullable(MapOf(Obj({"tests?": MapOf(FIO_TEST), "dirs?": ListOf(STR), "error?": Nullable(STR)}))),
+    "probe?": Nullable(PROBE),
     "probe_error?": Nullable(STR), "emulated?": Nullable(MapOf(Obj({"name": STR, "profile": DRIVE_PROFILE}))),
+    # `predictions` and `probe`: kept in study.json before version 5, in files of their own since (derived.py)
     "node_check?": Nullable(NODE_CHECK), "predictions?": Nullable(PREDICTIONS), "config_commands?": ListOf(OBJ),
     "engine_applications?": Nullable(MapOf(Obj({"started": INT, "resumed": INT, "keep_alive_memory": Nullable(NUM)}))),
     "emulation_skipped?": BOOL, "command_line?": ListOf(STR), "tool_version?": Nullable(STR),
