@@ -12,8 +12,7 @@ import shutil
 import urllib.request
 from pathlib import Path
 
-from ..engines.hadoop.runtime import hadoop_lib, log4j_dir
-from ..toolchain import ADD_OPENS, java_bin
+from ..toolchain import ADD_OPENS, hadoop_lib, hadoop_log4j_dir, java_bin
 from ..errors import UserError
 from .base import Daemon, free_port, wait_until_ready, xml_conf
 
@@ -38,7 +37,7 @@ class Yarn:
         ports = {k: free_port() for k in ("rm", "scheduler", "tracker", "admin", "web", "nm_web", "localizer", "shuffle")}
         for d in ("conf", "logs", "data/nm-local", "logs/containers", "tmp", "staging"):
             (self.home / d).mkdir(parents=True, exist_ok=True)
-        cp = f"{self.conf}:{log4j_dir()}:{lib}/*"
+        cp = f"{self.conf}:{hadoop_log4j_dir()}:{lib}/*"
         (self.conf / "core-site.xml").write_text(xml_conf({
             "fs.defaultFS": "file:///",
             "hadoop.tmp.dir": self.home / "tmp",
@@ -86,7 +85,7 @@ class Yarn:
             "mapreduce.reduce.java.opts": opts,
             "mapreduce.shuffle.port": ports["shuffle"],
         }))
-        shutil.copy(log4j_dir() / "log4j.properties", self.conf / "log4j.properties")
+        shutil.copy(hadoop_log4j_dir() / "log4j.properties", self.conf / "log4j.properties")
         return ports
 
     def up(self, on_phase=print) -> dict:

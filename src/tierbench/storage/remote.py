@@ -42,9 +42,9 @@ class HadoopFs:
 
         cp = [str(_conf_dir()), str(pyspark_home() / "jars" / "*")]
         if self.s3a:
-            from .s3a import s3a_jars
+            from ..toolchain import spark_s3a_jars
 
-            cp += [str(j) for j in s3a_jars()]
+            cp += [str(j) for j in spark_s3a_jars()]
         opts = []
         for k, v in self.settings.items():
             opts += ["-D", f"{k}={v}"]

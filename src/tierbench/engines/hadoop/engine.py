@@ -15,11 +15,11 @@ from pathlib import Path
 from ... import processes
 from ...job import JobOutcome, JobRequest
 from ...redaction import mask, mask_file
-from ...toolchain import ADD_OPENS, java_bin, yarn_conf_dir
+from ...toolchain import ADD_OPENS, HADOOP_VERSION, hadoop_lib, hadoop_s3a_lib, java_bin, yarn_conf_dir
 from ...units import MB
 from . import logparse
 from ...storage.types import COMMITTER_KEY, hadoop_committer_settings
-from .runtime import HADOOP_VERSION, classpath, hadoop_lib
+from .runtime import classpath
 
 
 class HadoopEngine:
@@ -71,7 +71,8 @@ class HadoopEngine:
         for k, v in {**generic, **extra}.items():
             opts += ["-D", f"{k}={v}"]
         s3a = any(k.startswith("fs.s3a.") for k in generic)
-        return [java_bin(), "-Xmx1g", *ADD_OPENS.split(), "-cp", classpath(self.conf_dir, s3a), wl.hadoop_main, *opts, *args]
+        connector_jars = (str(hadoop_s3a_lib() / "*"),) if s3a else ()
+        return [java_bin(), "-Xmx1g", *ADD_OPENS.split(), "-cp", classpath(self.conf_dir, connector_jars), wl.hadoop_main, *opts, *args]
 
     def run(self, req: JobRequest, on_progress) -> JobOutcome:
         req.scratch.mkdir(parents=True, exist_ok=True)
