@@ -72,6 +72,15 @@ def test_the_registry_found_every_storage_type_module():
     assert declared == modules
 
 
+def test_the_registry_found_every_service_module():
+    from tierbench.services.registry import SERVICES
+
+    modules = {p.stem for p in (SRC / "services").glob("*.py")} - {"__init__", "base", "registry"}
+    declared = {s.__module__.rsplit(".", 1)[1] for s in SERVICES.values()}
+    assert declared == modules
+    assert all(name == s.name for name, s in SERVICES.items())
+
+
 def test_only_s3_brings_a_connector_and_it_is_built_for_each_engines_hadoop():
     for name, t in STORAGE_TYPES.items():
         for engine in t.engines:

@@ -17,6 +17,7 @@ from ..errors import UserError
 from .base import Daemon, free_port, port_free, wait_until_ready, xml_conf
 
 READY_TIMEOUT_S = 120
+ORDER = 3  # its place among `tierbench services`' services (services/registry.py)
 
 
 class Hdfs:
@@ -172,3 +173,6 @@ class Hdfs:
         dead = f", {down} of {len(st['datanode_pids'])} DataNode process(es) not running" if st["namenode_pid"] and down else ""
         return (f"hdfs: {state}; {st.get('uri') or '-'}, {st['live_datanodes']} DataNode(s) live{dead}; dir {st['dir']}",
                 bool(st["ready"]))
+
+
+SERVICE = Hdfs

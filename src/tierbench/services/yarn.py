@@ -17,6 +17,7 @@ from ..errors import UserError
 from .base import Daemon, free_port, wait_until_ready, xml_conf
 
 READY_TIMEOUT_S = 120
+ORDER = 1  # its place among `tierbench services`' services (services/registry.py)
 
 
 class Yarn:
@@ -152,9 +153,4 @@ class Yarn:
                 f"{st['nodes_running']} node(s) running; dir {st['dir']}", bool(st["ready"]))
 
 
-def services() -> dict:
-    from .hdfs import Hdfs
-    from .s3 import CephS3
-    from .spark import SparkStandalone
-
-    return {"yarn": Yarn, "spark": SparkStandalone, "hdfs": Hdfs, "s3": CephS3}
+SERVICE = Yarn
