@@ -160,6 +160,7 @@ def _imports(pkg: str) -> set[str]:
     ("workloads", {"engines", "services", "runner", "lifecycle", "report", "cli", "spec"}),
     ("storage", {"engines", "services", "runner", "lifecycle", "report", "cli", "spec", "workloads"}),
     ("engines", {"runner", "lifecycle", "report", "cli", "spec"}),  # services: only as below
+    ("services", {"engines", "runner", "lifecycle", "report", "cli", "spec", "workloads", "storage"}),
     ("report", {"engines", "services", "runner", "lifecycle", "cli", "sampling"}),
     ("analysis", {"engines", "services", "runner", "lifecycle", "report", "cli"}),
     ("store", {"engines", "services", "runner", "lifecycle", "report", "cli"}),
