@@ -121,9 +121,9 @@ def test_bad_service_options_are_one_error_line(tmp_path, args, words):
 # -- what the services print is their own -------------------------------------------------------
 
 def _service(name, home):
-    from tierbench.services.yarn import services
+    from tierbench.services.registry import SERVICES
 
-    return services()[name](home)
+    return SERVICES[name](home)
 
 
 UP_STATE = {

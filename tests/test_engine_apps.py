@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from tierbench.engines import spark
+from tierbench.storage import storage_type
 from tierbench.spec.schema import EngineSpec
 
 GB = 1 << 30
@@ -49,8 +50,7 @@ def engine(monkeypatch, tmp_path):
 
 
 class Config:  # the part of a storage configuration that open() reads
-    class type:
-        s3a = False
+    type = storage_type("local")
     local_data = ()
 
     @staticmethod

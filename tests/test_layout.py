@@ -66,6 +66,29 @@ def test_the_registry_found_every_workload_module():
     assert declared == modules
 
 
+def test_the_registry_found_every_storage_type_module():
+    modules = {p.stem for p in (SRC / "storage" / "kinds").glob("*.py")} - {"__init__"}
+    declared = {type(t).__module__.rsplit(".", 1)[1] for t in STORAGE_TYPES.values()}
+    assert declared == modules
+
+
+def test_the_registry_found_every_service_module():
+    from tierbench.services.registry import SERVICES
+
+    modules = {p.stem for p in (SRC / "services").glob("*.py")} - {"__init__", "base", "registry"}
+    declared = {s.__module__.rsplit(".", 1)[1] for s in SERVICES.values()}
+    assert declared == modules
+    assert all(name == s.name for name, s in SERVICES.items())
+
+
+def test_only_s3_brings_a_connector_and_it_is_built_for_each_engines_hadoop():
+    for name, t in STORAGE_TYPES.items():
+        for engine in t.engines:
+            assert bool(t.connector(engine).fetch_jars) == (name == "s3"), (name, engine)
+    s3 = STORAGE_TYPES["s3"]
+    assert s3.connector("spark") != s3.connector("hadoop") and s3.connector("spark") == s3.connector("spark")
+
+
 @pytest.mark.parametrize("name", sorted(STORAGE_TYPES))
 def test_every_storage_type_is_one_class_that_says_what_it_supports(name):
     t = STORAGE_TYPES[name]
@@ -137,6 +160,7 @@ def _imports(pkg: str) -> set[str]:
     ("workloads", {"engines", "services", "runner", "lifecycle", "report", "cli", "spec"}),
     ("storage", {"engines", "services", "runner", "lifecycle", "report", "cli", "spec", "workloads"}),
     ("engines", {"runner", "lifecycle", "report", "cli", "spec"}),  # services: only as below
+    ("services", {"engines", "runner", "lifecycle", "report", "cli", "spec", "workloads", "storage"}),
     ("report", {"engines", "services", "runner", "lifecycle", "cli", "sampling"}),
     ("analysis", {"engines", "services", "runner", "lifecycle", "report", "cli"}),
     ("store", {"engines", "services", "runner", "lifecycle", "report", "cli"}),
@@ -173,7 +197,7 @@ def test_each_storage_type_gives_the_jobs_their_default_file_system(tmp_path):
     assert local.type.dataset_uris(local.data, "tierbench/s", "ds") == [f"file://{tmp_path}/a/tierbench/s/ds",
                                                                          f"file://{tmp_path}/b/tierbench/s/ds"]
     s3 = StorageConfig("s", ("s3a://bkt/p",), (str(tmp_path),), data_type="s3", store_conf={"fs.s3a.endpoint": "http://e"})
-    assert s3.type.s3a and s3.engine_settings() == {"fs.s3a.endpoint": "http://e"} and s3.local_data == ()
+    assert s3.type.connector("spark").fetch_jars and s3.engine_settings() == {"fs.s3a.endpoint": "http://e"} and s3.local_data == ()
 
 
 def test_remote_storage_types_fail_fast_in_housekeeping():

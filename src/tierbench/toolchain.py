@@ -1,5 +1,6 @@
 """What tierbench needs from the machine, in one place: its cache dir, the JDK, pyspark's home, jars fetched
-by Maven from Maven Central, the JVM flags Hadoop needs on Java 17, Hadoop conf dirs, and process checks.
+by Maven from Maven Central (Hadoop's, and the S3A connector for Hadoop and for Spark, by the poms in
+jvm/poms/), the JVM flags Hadoop needs on Java 17, Hadoop conf dirs, and process checks.
 Engines, services and storage all use these; this module imports nothing of tierbench's but errors."""
 
 import fcntl
@@ -81,6 +82,80 @@ def maven_fetch(pom: Path, home: Path, what: str, prune=None) -> Path:
         marker.touch()
     return lib
 
+
+
+# -- the jars tierbench fetches: each set by its pom in jvm/poms/, into tierbench's cache on first use ----------
+
+POMS = Path(__file__).resolve().parent / "jvm" / "poms"
+HADOOP_VERSION = "3.4.2"
+
+HADOOP_LOG4J = """\
+# tierbench: Hadoop's client and local-mode tasks log to stderr at INFO, so that
+# job counters and TestDFSIO's results are printed (and kept with each run).
+log4j.rootLogger=INFO,console
+log4j.appender.console=org.apache.log4j.ConsoleAppender
+log4j.appender.console.target=System.err
+log4j.appender.console.layout=org.apache.log4j.PatternLayout
+log4j.appender.console.layout.ConversionPattern=%d{yyyy-MM-dd HH:mm:ss,SSS} %p %c{2}: %m%n
+log4j.logger.org.apache.hadoop.util.NativeCodeLoader=ERROR
+log4j.logger.org.apache.hadoop.metrics2=WARN
+"""
+
+
+def _hadoop_home() -> Path:
+    return cache_dir() / f"hadoop-{HADOOP_VERSION}"
+
+
+def hadoop_lib() -> Path:
+    """The directory of Hadoop 3.4.2's jars (the hadoop engine's, and the embedded HDFS's and YARN's), fetching
+    them (about 95 MB, ~30 s) the first time."""
+    return maven_fetch(POMS / "hadoop.xml", _hadoop_home(), "Hadoop's jars")
+
+
+def hadoop_log4j_dir() -> Path:
+    """A classpath directory with the log4j settings Hadoop's JVMs are started with (and an empty core-site.xml)."""
+    d = _hadoop_home() / "log4j"
+    d.mkdir(parents=True, exist_ok=True)
+    f = d / "log4j.properties"
+    if not f.is_file() or f.read_text() != HADOOP_LOG4J:
+        f.write_text(HADOOP_LOG4J)
+    # an empty core-site.xml: some tools (FsShell) refuse to start without one on the classpath
+    site = d / "core-site.xml"
+    if not site.is_file():
+        site.write_text("<?xml version=\"1.0\"?>\n<configuration/>\n")
+    return d
+
+
+def _drop_what_hadoop_has(lib: Path) -> None:
+    """The S3A fetch's jars that Hadoop's own lib already holds (same classes, perhaps other versions)."""
+    have = {j.name.rsplit("-", 1)[0] for j in hadoop_lib().glob("*.jar")}
+    for jar in lib.glob("*.jar"):
+        if jar.name.rsplit("-", 1)[0] in have and not jar.name.startswith("hadoop-aws"):
+            jar.unlink()
+
+
+def hadoop_s3a_lib() -> Path:
+    """hadoop-aws 3.4.2 and the AWS SDK v2 modules it needs (for Hadoop 3.4.2's jars), fetched the first time."""
+    return maven_fetch(POMS / "hadoop-s3a.xml", _hadoop_home() / "s3a", "the S3A connector for Hadoop 3.4.2",
+                       _drop_what_hadoop_has)
+
+
+# jars Spark already ships (same classes, other versions): removed after the copy, so Spark's win
+SPARK_HAS = ("httpclient-", "httpcore-", "commons-codec-", "commons-logging-", "slf4j-api-", "netty-buffer-", "netty-codec-",
+             "netty-common-", "netty-handler-", "netty-resolver-", "netty-transport-")
+
+
+def _drop_what_spark_has(lib: Path) -> None:
+    for jar in lib.iterdir():
+        if jar.name.startswith(SPARK_HAS) and not jar.name.startswith("netty-nio-client"):
+            jar.unlink()
+
+
+def spark_s3a_jars() -> list[Path]:
+    """The S3A connector for pyspark's Hadoop client (hadoop-aws at its version, and the AWS SDK v2 modules it
+    needs: 36 jars, ~13 MB), fetched from Maven Central into tierbench's cache on first use."""
+    return sorted(maven_fetch(POMS / "spark-s3a.xml", cache_dir() / "s3a-3.5.0", "the S3A connector",
+                              _drop_what_spark_has).glob("*.jar"))
 
 def installed_conf_dir() -> str | None:
     """The conf dir of a Hadoop installed on this machine (a `hadoop` command on PATH), as it reports it."""

@@ -12,6 +12,23 @@ from .. import bounds
 from ..errors import UserError
 
 
+def _services() -> dict:
+    from ..services.registry import SERVICES
+
+    return SERVICES
+
+
+class _ServiceNames:
+    """The registry's service names as argparse's `choices`, looked up only when a `services` command is parsed
+    or its usage printed: finding the services imports their modules, which every other command does without."""
+
+    def __contains__(self, name) -> bool:
+        return name in _services()
+
+    def __iter__(self):
+        return iter(_services())
+
+
 def add_parser(subparsers):
     sv = subparsers.add_parser("services", help="start, stop or inspect real local servers (yarn, spark, hdfs, s3) on 127.0.0.1",
                                formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -33,7 +50,7 @@ def add_parser(subparsers):
                                       "  tierbench services up spark --workers 2 --worker-dirs /ssd1/spark /ssd2/spark\n"
                                       "  tierbench services up s3 --osds 5 --ec 3+2 --gateways 2 --balancer haproxy")
     sv.add_argument("action", choices=("up", "down", "status"))
-    sv.add_argument("service", choices=("yarn", "spark", "hdfs", "s3"))
+    sv.add_argument("service", choices=_ServiceNames())
     # numbers are read by bounds.option (one line for "abc", a sane range each), not argparse's int
     sv.add_argument("--datanodes", default=2, help=f"hdfs: number of DataNodes (default: 2; {bounds.DATANODES.words()})")
     sv.add_argument("--port", help="hdfs: the NameNode's RPC port; s3: the endpoint's (HAProxy's or radosgw's); so that specs can name a fixed "
@@ -63,7 +80,6 @@ def add_parser(subparsers):
 def _service(args):
     """The service object for args.service, from the options that apply to it (the others are ignored)."""
     from ..services.base import default_dir
-    from ..services.yarn import services
 
     home = Path(args.dir) if args.dir else default_dir(args.service)
     # every number given is checked, whichever service it applies to: a slip is refused before anything is written.
@@ -83,7 +99,7 @@ def _service(args):
         "s3": {"port": n.get("port"), "osds": n.get("osds"), "gateways": n.get("gateways"), "ec": args.ec,
                "balancer": args.balancer},
     }
-    return services()[args.service](home, **options[args.service])
+    return _services()[args.service](home, **options.get(args.service, {}))  # (a service without options: none)
 
 
 def run(args) -> int:

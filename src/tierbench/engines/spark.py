@@ -269,11 +269,12 @@ class SparkEngine:
             except UserError as e:
                 raise EngineError(str(e)) from None
         conf = spark_conf(self.spec, f"tierbench {self.study} {variant}", local_dirs, self.durable)
-        if any(c.type.s3a for c in (config, *also)):  # the S3A connector rides along with the jobs jar
-            from ..storage.s3a import s3a_jars
-
-            on_phase("checking the S3A connector (fetched from Maven Central on first use)")
-            conf["spark.jars"] = ",".join([conf["spark.jars"], *(str(j) for j in s3a_jars())])
+        for connector in dict.fromkeys(c.type.connector("spark") for c in (config, *also)):  # (each once)
+            if connector.fetch_jars:  # a storage's connector (S3A's) rides along with the jobs jar
+                on_phase(f"checking {connector.title} (fetched from Maven Central on first use)")
+                conf["spark.jars"] = ",".join([conf["spark.jars"], *connector.jars()])
+            for k, v in connector.settings:
+                conf.setdefault(f"spark.hadoop.{k}", v)
         for c in (config, *also):  # the storages' own Hadoop settings, unless the engine sets them
             for k, v in c.engine_settings().items():
                 conf.setdefault(f"spark.hadoop.{k}", v)

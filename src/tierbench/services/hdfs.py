@@ -11,13 +11,13 @@ import subprocess
 import urllib.request
 from pathlib import Path
 
-from ..engines.hadoop.runtime import hadoop_lib, log4j_dir
-from ..toolchain import ADD_OPENS, java_bin
+from ..toolchain import ADD_OPENS, hadoop_lib, hadoop_log4j_dir, java_bin
 from .. import bounds
 from ..errors import UserError
 from .base import Daemon, free_port, port_free, wait_until_ready, xml_conf
 
 READY_TIMEOUT_S = 120
+ORDER = 3  # its place among `tierbench services`' services (services/registry.py)
 
 
 class Hdfs:
@@ -48,7 +48,7 @@ class Hdfs:
 
     def _java(self, conf: Path, main: str, *args: str) -> list[str]:
         return [java_bin(), "-Xmx512m", *ADD_OPENS.split(), f"-Dhadoop.log.dir={self.home / 'logs'}",
-                "-cp", f"{conf}:{log4j_dir()}:{hadoop_lib()}/*", main, *args]
+                "-cp", f"{conf}:{hadoop_log4j_dir()}:{hadoop_lib()}/*", main, *args]
 
     def up(self, on_phase=print) -> dict:
         self._check_options()
@@ -173,3 +173,6 @@ class Hdfs:
         dead = f", {down} of {len(st['datanode_pids'])} DataNode process(es) not running" if st["namenode_pid"] and down else ""
         return (f"hdfs: {state}; {st.get('uri') or '-'}, {st['live_datanodes']} DataNode(s) live{dead}; dir {st['dir']}",
                 bool(st["ready"]))
+
+
+SERVICE = Hdfs

@@ -33,6 +33,7 @@ from ..errors import UserError
 from .base import Daemon, free_port, port_free
 
 READY_TIMEOUT_S = 180
+ORDER = 4  # its place among `tierbench services`' services (services/registry.py)
 PACKAGES = ("ceph-mon", "ceph-osd", "ceph-mgr", "radosgw", "ceph-common")
 BLOCK_SIZE = 20 << 30  # sparse: takes only what is written
 BALANCERS = ("none", "haproxy")
@@ -445,3 +446,6 @@ def describe(t: dict) -> str:
     pool = f"erasure-coded data pool {t['ec']}" if t["ec"] else f"replicated pools of size {min(3, osds)}"
     front = ", round robin behind HAProxy" if t["balancer"] == "haproxy" else ""
     return f"{osds} OSD{'s' if osds > 1 else ''}, {pool}, {g} gateway{'s' if g > 1 else ''}{front}"
+
+
+SERVICE = CephS3

@@ -25,6 +25,7 @@ from ..errors import UserError
 from .base import Daemon, free_port, wait_until_ready
 
 READY_TIMEOUT_S = 90
+ORDER = 2  # its place among `tierbench services`' services (services/registry.py)
 MAX_WORKERS = 250  # Worker i on 127.0.0.(i+1)
 WORKER_CLASS = "org.apache.spark.deploy.worker.Worker"
 
@@ -215,3 +216,6 @@ class SparkStandalone:
         state = "ready" if st["ready"] else ("starting or unhealthy" if st["master_pid"] else "not running")
         return (f"spark: {state}; master {st.get('master_url', '-')}, {st['workers_alive']} Worker(s) alive; dir {st['dir']}",
                 bool(st["ready"]))
+
+
+SERVICE = SparkStandalone

@@ -12,12 +12,12 @@ import shutil
 import urllib.request
 from pathlib import Path
 
-from ..engines.hadoop.runtime import hadoop_lib, log4j_dir
-from ..toolchain import ADD_OPENS, java_bin
+from ..toolchain import ADD_OPENS, hadoop_lib, hadoop_log4j_dir, java_bin
 from ..errors import UserError
 from .base import Daemon, free_port, wait_until_ready, xml_conf
 
 READY_TIMEOUT_S = 120
+ORDER = 1  # its place among `tierbench services`' services (services/registry.py)
 
 
 class Yarn:
@@ -38,7 +38,7 @@ class Yarn:
         ports = {k: free_port() for k in ("rm", "scheduler", "tracker", "admin", "web", "nm_web", "localizer", "shuffle")}
         for d in ("conf", "logs", "data/nm-local", "logs/containers", "tmp", "staging"):
             (self.home / d).mkdir(parents=True, exist_ok=True)
-        cp = f"{self.conf}:{log4j_dir()}:{lib}/*"
+        cp = f"{self.conf}:{hadoop_log4j_dir()}:{lib}/*"
         (self.conf / "core-site.xml").write_text(xml_conf({
             "fs.defaultFS": "file:///",
             "hadoop.tmp.dir": self.home / "tmp",
@@ -86,7 +86,7 @@ class Yarn:
             "mapreduce.reduce.java.opts": opts,
             "mapreduce.shuffle.port": ports["shuffle"],
         }))
-        shutil.copy(log4j_dir() / "log4j.properties", self.conf / "log4j.properties")
+        shutil.copy(hadoop_log4j_dir() / "log4j.properties", self.conf / "log4j.properties")
         return ports
 
     def up(self, on_phase=print) -> dict:
@@ -153,9 +153,4 @@ class Yarn:
                 f"{st['nodes_running']} node(s) running; dir {st['dir']}", bool(st["ready"]))
 
 
-def services() -> dict:
-    from .hdfs import Hdfs
-    from .s3 import CephS3
-    from .spark import SparkStandalone
-
-    return {"yarn": Yarn, "spark": SparkStandalone, "hdfs": Hdfs, "s3": CephS3}
+SERVICE = Yarn

@@ -11,6 +11,7 @@ import subprocess
 
 from .. import processes
 from ..errors import UserError
+from .types import Connector
 
 OWNER_FILE = ".tierbench-owner"
 
@@ -27,24 +28,22 @@ def _conf_dir():
 
 
 class HadoopFs:
-    def __init__(self, settings: dict | None = None, s3a: bool = False):
+    def __init__(self, settings: dict | None = None, connector: Connector = Connector()):
         self.settings = settings or {}
-        self.s3a = s3a
+        self.connector = connector
 
     @classmethod
     def for_config(cls, config) -> "HadoopFs":
         """The shell for a storage configuration's remote file system, with its settings and connector, and
-        short timeouts and retries (a dead endpoint fails in seconds), unless the configuration sets them."""
-        return cls({**config.type.fail_fast, **config.engine_settings()}, s3a=config.type.s3a)
+        short timeouts and retries (a dead endpoint fails in seconds), unless the configuration sets them. The
+        shell runs on pyspark's Hadoop client, so its connector is the one built for Spark."""
+        connector = config.type.connector("spark")
+        return cls({**config.type.fail_fast, **config.engine_settings(), **dict(connector.settings)}, connector)
 
     def _shell(self, *args: str) -> subprocess.CompletedProcess:
         from ..toolchain import java_bin, pyspark_home
 
-        cp = [str(_conf_dir()), str(pyspark_home() / "jars" / "*")]
-        if self.s3a:
-            from .s3a import s3a_jars
-
-            cp += [str(j) for j in s3a_jars()]
+        cp = [str(_conf_dir()), str(pyspark_home() / "jars" / "*"), *self.connector.jars()]
         opts = []
         for k, v in self.settings.items():
             opts += ["-D", f"{k}={v}"]

@@ -15,11 +15,11 @@ from pathlib import Path
 from ... import processes
 from ...job import JobOutcome, JobRequest
 from ...redaction import mask, mask_file
-from ...toolchain import ADD_OPENS, java_bin, yarn_conf_dir
+from ...toolchain import ADD_OPENS, HADOOP_VERSION, hadoop_lib, java_bin, yarn_conf_dir
 from ...units import MB
 from . import logparse
 from ...storage.types import COMMITTER_KEY, hadoop_committer_settings
-from .runtime import HADOOP_VERSION, classpath, hadoop_lib
+from .runtime import classpath
 
 
 class HadoopEngine:
@@ -33,11 +33,13 @@ class HadoopEngine:
         self.version = f"hadoop {HADOOP_VERSION} ({'local' if spec.mode == 'local' else 'yarn, conf ' + str(self.conf_dir)})"
         self.conf: dict = {}
         self._local_dirs: list[Path] = []
+        self._connectors: tuple = ()  # the storages' connectors (S3A's for s3a://), each once
 
     def open(self, variant: str, config, local_dirs: list[Path], on_phase, also=()) -> None:
         on_phase("checking Hadoop's jars (fetched from Maven Central on first use)")
         hadoop_lib()
         self._local_dirs = local_dirs
+        self._connectors = tuple(dict.fromkeys(c.type.connector("hadoop") for c in (config, *also)))
 
     def _generic(self, req: JobRequest) -> dict:
         d = {}
@@ -61,6 +63,8 @@ class HadoopEngine:
             })
         d.update(req.storage_conf)
         d.update(hadoop_committer_settings(req.storage_conf.get(COMMITTER_KEY)))
+        for connector in self._connectors:
+            d.update(connector.settings)
         d.update(self.spec.conf)
         return d
 
@@ -70,8 +74,8 @@ class HadoopEngine:
         opts = []
         for k, v in {**generic, **extra}.items():
             opts += ["-D", f"{k}={v}"]
-        s3a = any(k.startswith("fs.s3a.") for k in generic)
-        return [java_bin(), "-Xmx1g", *ADD_OPENS.split(), "-cp", classpath(self.conf_dir, s3a), wl.hadoop_main, *opts, *args]
+        connector_jars = tuple(jar for c in self._connectors for jar in c.jars())
+        return [java_bin(), "-Xmx1g", *ADD_OPENS.split(), "-cp", classpath(self.conf_dir, connector_jars), wl.hadoop_main, *opts, *args]
 
     def run(self, req: JobRequest, on_progress) -> JobOutcome:
         req.scratch.mkdir(parents=True, exist_ok=True)
