@@ -7,7 +7,7 @@ from typing import Callable
 
 from ..progress import StudyProgress
 from ..sampling.nodes import ClusterObservation
-from ..spec import Spec
+from ..spec import PlannedRun, Spec
 from ..storage import StudyLayout
 from ..store import ResultsDir
 
@@ -23,7 +23,7 @@ class RunContext:
     results: ResultsDir  # where each run's record is appended the moment it ends
     nodes: ClusterObservation  # the cluster's node agents (engine plug-in, ssh)
     progress: StudyProgress
-    plan: tuple  # every planned run of the study (spec.plan.PlannedRun), done or not
+    plan: tuple[PlannedRun, ...]  # every planned run of the study, done or not
     command_line: tuple[str, ...]
     resume: bool  # continuing a study: an interrupted attempt's output may be on a remote file system
     # told (run key, step name) as each step of the lifecycle begins, setup and teardown of a block included
@@ -50,7 +50,7 @@ class RunContext:
             return {t: local / t for t in uris}
         return fetch
 
-    def clean_up_group(self, planned, done: dict) -> None:
+    def clean_up_group(self, planned: PlannedRun, done: dict) -> None:
         """The (variant, repeat)'s data deleted once all its runs are ok (`done`: the ok records by run key)."""
         group = [p for p in self.plan if p.repeat == planned.repeat and p.variant == planned.variant]
         if self.spec.keep_data or not all(p.key in done for p in group):
