@@ -43,7 +43,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
-from tierbench.host_memory import first_touch_gb_s  # noqa: E402
+from tierbench.study.host_memory import first_touch_gb_s  # noqa: E402
 from common import drop_caches, fio, run_main, run_on_emulated_device, spark_session, timed_hadoop, timed_job  # noqa: E402
 
 from tierbench.engines.spark import DURABLE_CONF  # noqa: E402

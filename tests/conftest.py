@@ -30,7 +30,7 @@ def _vm_memory_kept(request):
     the first e2e test to the end of the session, then set back. Otherwise every page a JVM or the page cache takes
     anew is a host fault too, and the jobs measure the VM (8 GB TeraSort: 61 s instead of 44 s)."""
     if request.node.get_closest_marker("e2e") and not _VM_MEMORY:
-        from tierbench.host_memory import freed_pages_kept
+        from tierbench.study.host_memory import freed_pages_kept
 
         kept = freed_pages_kept()
         _VM_MEMORY.append(kept)

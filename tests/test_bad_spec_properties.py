@@ -76,7 +76,7 @@ def spec_text(path: tuple, value, data: str) -> str:
 
 @pytest.fixture
 def tripwire(monkeypatch):
-    from tierbench import runner
+    from tierbench.study import runner
 
     def reached(self, *a, **k):
         raise AssertionError("a bad value got through to the runner")

@@ -20,7 +20,7 @@ from conftest import one_error_line, tierbench, write_spec
 from fixtures.capture_job_results import TERA_TOML
 from tierbench.engines.fake import FakeEngine
 from tierbench.errors import SpecError
-from tierbench.runner import StudyRunner
+from tierbench.study.runner import StudyRunner
 from tierbench.spec import parse_spec
 from tierbench.spec.cluster import NOT_APPLIED, intermediate_applied
 from tierbench.store import ResultsDir

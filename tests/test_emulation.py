@@ -223,7 +223,7 @@ def test_the_emulated_quickstart_is_the_sandisk_shape():
 def test_unemulated_runs_the_devices_as_plain_directories_and_says_so(tmp_path, monkeypatch):
     from tierbench.engines.fake import FakeEngine
     from tierbench.report.build import StudyResults
-    from tierbench.runner import StudyRunner
+    from tierbench.study.runner import StudyRunner
 
     monkeypatch.setenv("TIERBENCH_CACHE", str(tmp_path / "cache"))
     jobs = json.loads((Path(__file__).parent / "fixtures" / "job-results.json").read_text())

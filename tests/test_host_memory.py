@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tierbench import host_memory
+from tierbench.study import host_memory
 
 
 def test_the_largest_free_block_order_is_the_kernels():
@@ -90,7 +90,7 @@ def _run_study(d: Path, reporting: str):
     import json
 
     from tierbench.engines.fake import FakeEngine
-    from tierbench.runner import StudyRunner
+    from tierbench.study.runner import StudyRunner
     from tierbench.store import ResultsDir
 
     jobs = json.loads((Path(__file__).parent / "fixtures" / "job-results.json").read_text())

@@ -156,14 +156,15 @@ def _imports(pkg: str) -> set[str]:
 
 
 @pytest.mark.parametrize("pkg, forbidden", [
-    ("spec", {"engines", "services", "runner", "lifecycle", "report", "cli", "sampling"}),
-    ("workloads", {"engines", "services", "runner", "lifecycle", "report", "cli", "spec"}),
-    ("storage", {"engines", "services", "runner", "lifecycle", "report", "cli", "spec", "workloads"}),
-    ("engines", {"runner", "lifecycle", "report", "cli", "spec"}),  # services: only as below
-    ("services", {"engines", "runner", "lifecycle", "report", "cli", "spec", "workloads", "storage"}),
-    ("report", {"engines", "services", "runner", "lifecycle", "cli", "sampling"}),
-    ("analysis", {"engines", "services", "runner", "lifecycle", "report", "cli"}),
-    ("store", {"engines", "services", "runner", "lifecycle", "report", "cli"}),
+    ("spec", {"engines", "services", "study", "report", "cli", "sampling"}),
+    ("workloads", {"engines", "services", "study", "report", "cli", "spec"}),
+    ("storage", {"engines", "services", "study", "report", "cli", "spec", "workloads"}),
+    ("engines", {"study", "report", "cli", "spec"}),  # services: only as below
+    ("services", {"engines", "study", "report", "cli", "spec", "workloads", "storage"}),
+    ("sampling", {"engines", "services", "study", "report", "cli", "spec", "storage", "store"}),
+    ("report", {"engines", "services", "study", "cli", "sampling"}),
+    ("analysis", {"engines", "services", "study", "report", "cli"}),
+    ("store", {"engines", "services", "study", "report", "cli"}),
 ])
 def test_imports_follow_the_data(pkg, forbidden):
     bad = _imports(pkg) & forbidden

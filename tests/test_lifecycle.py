@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 
 from fixtures.capture_job_results import WORKLOADS_TOML
-from tierbench import lifecycle
+from tierbench.study import lifecycle
 from tierbench.engines.fake import FakeEngine
 from tierbench.errors import UserError
-from tierbench.runner import StudyRunner
+from tierbench.study.runner import StudyRunner
 from tierbench.spec import parse_spec
 from tierbench.store import ResultsDir
 
@@ -21,7 +21,8 @@ JOB_RESULTS = json.loads((Path(__file__).parent / "fixtures" / "job-results.json
 ALL_WORKLOADS = WORKLOADS_TOML.replace("verify = true", "verify = false")
 
 
-def make_spec(d: Path, workloads: str = ALL_WORKLOADS, repeats: int = 1):
+def make_spec(d: Path, workloads: str = ALL_WORKLOADS, repeats: int = 1, commands: bool = False):
+    """`commands`: storage.one has a setup and a teardown command (each `true`)."""
     raw = tomllib.loads(textwrap.dedent(f"""
         name = "fake"
         repeats = {repeats}
@@ -30,6 +31,8 @@ def make_spec(d: Path, workloads: str = ALL_WORKLOADS, repeats: int = 1):
         enabled = false
         [storage.one]
         data = ["{d}/data"]
+        {'setup = "true"' if commands else ''}
+        {'teardown = "true"' if commands else ''}
         [storage.two]
         data = ["{d}/data2"]
         intermediate = {{ dirs = ["{d}/tmp2"], split = 2 }}
@@ -39,28 +42,21 @@ def make_spec(d: Path, workloads: str = ALL_WORKLOADS, repeats: int = 1):
 
 def run_study(d: Path, engine: FakeEngine, steps: list | None = None, **kw):
     spec = make_spec(d, **kw)
-    runner = StudyRunner(spec, d / "results", ["test"], engines={"spark": engine})
-    if steps is not None:  # watch the lifecycle's steps
-        real = lifecycle.RunLifecycle.__init__
-
-        def init(self, *a, **k):
-            real(self, *a, **k)
-            self.on_step = lambda name, key=self.planned.key: steps.append((key, name))
-        lifecycle.RunLifecycle.__init__ = init
-        try:
-            runner.run()
-        finally:
-            lifecycle.RunLifecycle.__init__ = real
-    else:
-        runner.run()
+    watch = {} if steps is None else {"on_step": lambda key, name: steps.append((key, name))}  # the lifecycle's steps
+    StudyRunner(spec, d / "results", ["test"], engines={"spark": engine}, **watch).run()
     return ResultsDir(d / "results").records()
 
 
 def test_steps_run_in_order_on_success(tmp_path):
+    """Every step, in order: a block of one run (storage.one's setup and teardown around it), on an engine that
+    starts a fresh application (warmed up)."""
     steps = []
-    run_study(tmp_path, FakeEngine(JOB_RESULTS), steps, workloads=ALL_WORKLOADS.split("[[workloads]]\nname = \"dfsio-write\"")[0])
+    run_study(tmp_path, FakeEngine(JOB_RESULTS, fresh=True), steps, commands=True,
+              workloads=ALL_WORKLOADS.split("[[workloads]]\nname = \"terasort\"")[0])
     first = [s for k, s in steps if k == "r1/one/teragen"]
     assert tuple(first) == lifecycle.STEPS
+    # without commands, no setup or teardown; the application started for it is warmed up all the same
+    assert tuple(s for k, s in steps if k == "r1/two/teragen") == lifecycle.STEPS[1:-1]
 
 
 def test_a_failed_job_skips_verify_but_is_recorded_and_cleaned_up(tmp_path):

@@ -213,7 +213,7 @@ def test_a_run_that_fills_its_disk_leaves_it_as_it_found_it(small_disk, tmp_path
 
     from test_cluster_configs import JOB_RESULTS, TERA_TOML, spec_of
     from tierbench.engines.fake import FakeEngine
-    from tierbench.runner import StudyRunner
+    from tierbench.study.runner import StudyRunner
     from tierbench.store import ResultsDir
 
     spec = spec_of(tmp_path, "", f'[storage.a]\ndata = ["{small_disk}/data"]\n', TERA_TOML)
@@ -241,7 +241,7 @@ def test_results_inside_a_kept_data_root_are_refused_and_the_kept_data_stays(tmp
 
     from test_cluster_configs import JOB_RESULTS, TERA_TOML
     from tierbench.engines.fake import FakeEngine
-    from tierbench.runner import StudyRunner
+    from tierbench.study.runner import StudyRunner
     from tierbench.spec import parse_spec
 
     text = f'name = "kept"\nkeep_data = true\ndrop_caches = "never"\n[sampling]\nenabled = false\n' \
@@ -262,7 +262,7 @@ def test_a_full_results_disk_is_one_line_with_every_finished_run_recorded(small_
     from test_cluster_configs import JOB_RESULTS, TERA_TOML, spec_of
     from tierbench.engines.fake import FakeEngine
     from tierbench.errors import UserError
-    from tierbench.runner import StudyRunner
+    from tierbench.study.runner import StudyRunner
     from tierbench.store import ResultsDir
 
     out = small_disk / "results"

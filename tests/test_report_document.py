@@ -218,7 +218,7 @@ def test_report_imports_nothing_of_execution():
     import sys
 
     code = ("import sys, tierbench.report, tierbench.report.render; "
-            "bad = [m for m in sys.modules if m in ('tierbench.runner', 'pyspark') or m.startswith('tierbench.engines')]; "
+            "bad = [m for m in sys.modules if m in ('tierbench.study.runner', 'pyspark') or m.startswith('tierbench.engines')]; "
             "print(bad); sys.exit(bool(bad))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert out.returncode == 0, out.stdout + out.stderr

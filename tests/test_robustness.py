@@ -15,7 +15,7 @@ from conftest import one_error_line, write_spec
 from test_lifecycle import JOB_RESULTS, make_spec
 from tierbench.engines.fake import FakeEngine
 from tierbench.errors import SpecError, UserError
-from tierbench.runner import StudyRunner
+from tierbench.study.runner import StudyRunner
 from tierbench.spec import parse_spec
 from tierbench.store import ResultsDir
 

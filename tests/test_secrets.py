@@ -7,7 +7,7 @@ from test_cluster_configs import JOB_RESULTS, TERA_TOML, spec_of
 from tierbench.cli.main import main
 from tierbench.engines.fake import FakeEngine
 from tierbench.errors import SpecError
-from tierbench.runner import StudyRunner
+from tierbench.study.runner import StudyRunner
 
 SECRET = "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY"
 KEY_ID = "AKIAIOSFODNN7EXAMPLE"

@@ -12,7 +12,7 @@ from tierbench.analysis.validity import (durability_lines, placement, planned_si
                                          working_set_lines, working_sets)
 from tierbench.engines.fake import FakeEngine
 from tierbench.report.build import _headline
-from tierbench.runner import StudyRunner
+from tierbench.study.runner import StudyRunner
 from tierbench.spec import parse_spec
 
 GB = 1 << 30

@@ -21,7 +21,7 @@ def add_parser(subparsers):
 
 
 def run(args) -> int:
-    from ..sampling.probe import probe_study
+    from ..study.probe import probe_study
     from ..spec import load_spec
 
     # the option before the spec: a slip in it is one line whatever the spec holds (1 MiB: fio's blocks)

@@ -33,7 +33,7 @@ def run_study(spec_path: str, out: str | None, resume: bool, base_dir: Path | No
     from ..spec import load_spec, parse_spec
 
     spec = parse_spec(raw, source=spec_path, base_dir=base_dir) if raw is not None else load_spec(spec_path)
-    from ..runner import StudyRunner  # the engines and the sampler: only for a valid spec
+    from ..study.runner import StudyRunner  # the engines and the sampler: only for a valid spec
 
     out_dir = Path(out) if out else Path("tierbench-results") / spec.name
     runner = StudyRunner(spec, out_dir, [Path(sys.argv[0]).name] + sys.argv[1:], resume=resume, allow_mixed=allow_mixed,

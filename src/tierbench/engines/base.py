@@ -1,9 +1,12 @@
-"""What the runner needs from an engine, whichever it is."""
+"""What the study needs from an engine, whichever it is."""
 
 from pathlib import Path
-from typing import Callable, Protocol
+from typing import TYPE_CHECKING, Callable, Protocol
 
 from ..job import JobOutcome, JobRequest  # noqa: F401 (engines return these)
+
+if TYPE_CHECKING:
+    from ..sampling.nodes import NodeAgents
 
 
 class EngineError(Exception):
@@ -11,6 +14,9 @@ class EngineError(Exception):
 
 
 class Engine(Protocol):
+    """Every engine subclasses this: the optional hooks below are then the no-ops it does not override, so the
+    study asks each engine the same things instead of testing which engine it has."""
+
     name: str
     kind: str
     version: str | None
@@ -22,8 +28,22 @@ class Engine(Protocol):
         """Be ready to run jobs for this variant (e.g. start its Spark application); `config` is its storage
         configuration, `also`: other storage configurations its jobs reach (a copy's target), whose connectors
         and settings it needs too. True when it started a long-lived process whose jobs run in it (a Spark
-        application): the study warms it up before its first measured run (warmup.py)."""
+        application): the study warms it up before its first measured run (study/warmup.py)."""
 
     def run(self, req: JobRequest, on_progress: Callable[[dict], None]) -> JobOutcome: ...
 
     def close(self) -> None: ...
+
+    # -- optional hooks -------------------------------------------------------------------------------------
+    @property
+    def node_agents(self) -> "NodeAgents | None":
+        """The agents its executors run on the cluster's nodes (sampling/nodes.py observes them), if any."""
+        return None
+
+    def applications_lived(self) -> dict | None:
+        """An engine of long-lived applications: {"keep_alive_memory", "started", "resumed"} since it was made, for
+        study.json; None for an engine whose every job is a process of its own."""
+        return None
+
+    def restore_cluster(self) -> None:
+        """After the study: what the engine changed on its cluster to run the configurations put back."""

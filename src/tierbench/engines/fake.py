@@ -1,31 +1,37 @@
 """FakeEngine: a named fake for the fast test layer (no JVM). It replays job results that the real Spark engine
 returned (tests/fixtures/job-results.json, written by tests/fixtures/capture_job_results.py), so the runner, the
 run lifecycle, the workloads' checks and the report run on real results in milliseconds. It can also fail a
-job or die, the two faults the lifecycle must record. Never used by `tierbench run`."""
+job or die, the two faults the lifecycle must record, and stand in for an engine of long-lived applications (the
+study warms a fresh one up). Never used by `tierbench run`."""
 
 import copy
 
 from ..job import JobOutcome, JobRequest
-from .base import EngineError
+from .base import Engine, EngineError
 
 
-class FakeEngine:
+class FakeEngine(Engine):
     kind = "spark"  # it stands in for the spark engine
     sync_gaps: tuple[str, ...] = ()
 
     def __init__(self, results: dict[str, dict], name: str = "spark", fail: dict[str, str] | None = None,
-                 die: set[str] | None = None, fill: set[str] | None = None):
+                 die: set[str] | None = None, fill: set[str] | None = None, fresh: bool = False):
         self.name, self.results = name, results  # workload name -> {"result": ..., "wall_s": ...}
         self.fail, self.die = fail or {}, die or set()
         self.fill = fill or set()  # workloads that write their output until the file system is full, then fail
         self.version = "fake (replays recorded Spark results)"
         self.conf: dict = {}
         self.calls: list[str] = []  # what was asked, in order: "open <variant>", "run <run key>", "close"
+        # `fresh`: open() says it started an application (as Spark's does) when it opens another variant than the
+        # last, or any after a close
+        self.fresh, self._open_variant = fresh, None
 
-    def open(self, variant, config, local_dirs, on_phase, also=()) -> None:
+    def open(self, variant, config, local_dirs, on_phase, also=()) -> bool | None:
         self.calls.append(f"open {variant}")
         for d in local_dirs:
             d.mkdir(parents=True, exist_ok=True)
+        started, self._open_variant = variant != self._open_variant, variant
+        return started if self.fresh else None
 
     def run(self, req: JobRequest, on_progress) -> JobOutcome:
         name = req.workload.name
@@ -57,3 +63,4 @@ class FakeEngine:
 
     def close(self) -> None:
         self.calls.append("close")
+        self._open_variant = None

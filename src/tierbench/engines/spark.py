@@ -23,7 +23,7 @@ from .. import processes
 from ..job import JobOutcome, JobRequest
 from ..redaction import mask, mask_file, redact
 from ..toolchain import pid_alive
-from .base import EngineError
+from .base import Engine, EngineError
 from .jobs_jar import jobs_jar
 DURABLE_CONF = {  # durability = "durable": see Durable.java; the spec's own engine settings still win
     "spark.hadoop.tierbench.durable": "true",  # tierbench's jobs sync every file they write before the task ends
@@ -215,7 +215,7 @@ def default_keep_alive_memory() -> int:
     return (machine_facts().get("memory_bytes") or 0) // 4
 
 
-class SparkEngine:
+class SparkEngine(Engine):
     """The Spark application of the variant being run; in local mode the other variants' applications are kept,
     idle, within keep_alive_memory (see the module's doc), elsewhere one at a time."""
 
@@ -346,3 +346,19 @@ class SparkEngine:
         self._stop_current()
         while self._idle:
             self._idle.popitem()[1].stop()
+
+    def applications_lived(self) -> dict:
+        return {"keep_alive_memory": self.keep_alive_memory, "started": self.apps_started, "resumed": self.apps_resumed}
+
+    def restore_cluster(self) -> None:
+        """An embedded standalone cluster's Workers, put on the configurations' intermediate dirs (open), back on
+        their own: those dirs are deleted with the study, and a later application would recreate them."""
+        from ..errors import UserError
+        from ..services.spark import embedded_standalone
+
+        cluster = embedded_standalone(self.spec.master) if self.spec.master.startswith("spark://") else None
+        if cluster is not None and cluster.master.pid():
+            try:
+                cluster.restart_workers(None)
+            except UserError as err:
+                print(f"tierbench: warning: {err}", file=sys.stderr, flush=True)

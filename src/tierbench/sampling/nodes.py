@@ -29,6 +29,7 @@ Commands to agents (tierbench -> agent), JSON objects:
 
 import json
 import time
+from typing import Protocol
 
 from . import procfs
 from .sampler import Series
@@ -133,6 +134,25 @@ def encode(obj: dict) -> str:
 NO_EXECUTORS_WAIT_S = 15  # how long a fresh application may take to register its first executor
 
 
+class NodeAgents(Protocol):
+    """An engine's agents on its executors' nodes (engines/spark.py's SparkNodeAgents): what an engine's
+    `node_agents` hook gives (engines/base.py), None where it has none."""
+
+    app: object  # the application they run in: a fresh one's agents replace the last one's
+    expected: int | None  # executor hosts to wait for, when the engine knows how many there are
+
+    def messages(self) -> list[dict]: ...
+
+    def command(self, cmd: dict) -> None: ...
+
+    def hosts(self) -> list[str]: ...
+
+
+def agents_of(engine) -> NodeAgents | None:
+    """The engine's node agents; none without an engine (a study's ssh nodes observed on their own)."""
+    return engine.node_agents if engine is not None else None
+
+
 class ClusterObservation:
     """A study's nodes: the agents in the Spark executors (one set per application) and those started over
     ssh for the hosts the spec names (one set per study). The run lifecycle asks it to wait for the agents,
@@ -160,7 +180,7 @@ class ClusterObservation:
 
     def observers(self, engine) -> list:
         self.start_ssh()
-        return [o for o in (getattr(engine, "node_agents", None), self.ssh) if o is not None]
+        return [o for o in (agents_of(engine), self.ssh) if o is not None]
 
     def poll(self, observers) -> None:
         for o in observers:
@@ -172,7 +192,7 @@ class ClusterObservation:
     def await_agents(self, engine, timeout_s: float = 60) -> list[str]:
         """Every executor host's agent has reported (a new application's agents replace the last one's);
         returns the executor hosts that did not report in time."""
-        agents = getattr(engine, "node_agents", None)
+        agents = agents_of(engine)
         if agents is None:
             return []
         if agents.app is not self._app:  # a fresh application: its executors' facts (block manager dirs) are new
@@ -185,7 +205,7 @@ class ClusterObservation:
         def all_reported() -> bool:
             nonlocal expected
             expected = set(agents.hosts())
-            want = getattr(agents, "expected", None)
+            want = agents.expected
             if want and len(expected) < want and time.time() - t0 < NO_EXECUTORS_WAIT_S:
                 return False  # a fresh application's executors register one by one: the cluster has `want` hosts
             if not expected:  # no executor yet (or dynamic allocation released them): not worth a minute per run

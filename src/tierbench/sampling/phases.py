@@ -56,14 +56,6 @@ def label_samples(samples: dict, intervals: list[dict]) -> list[str]:
     return labels
 
 
-def phase_order(labels: list[str], intervals: list[dict]) -> list[str]:
-    order = []
-    for p in [iv["phase"] for iv in sorted(intervals, key=lambda i: i["start_ms"])] + labels:
-        if p in labels and p not in order:
-            order.append(p)
-    return order
-
-
 def io_profile(samples: dict, labels: list[str], roles: dict[str, list[str]]) -> list[dict]:
     """Per phase and device: MB read/written, IOs, merges, average IO size, MB/s, utilisation; CPU per phase.
     `roles`: device -> the storage roles it holds ("data", "intermediate")."""

@@ -1,4 +1,5 @@
-"""Device ceilings with fio: what each storage directory's device can do, to judge runs against.
+"""Device ceilings with fio: what each storage directory's device can do, to judge runs against (a study's
+directories are probed by study/probe.py).
 
 Per distinct device behind the spec's directories: sequential write and read
 (1 MiB blocks, O_DIRECT, queue depth 8) and random reads at a shuffle-fetch
@@ -47,7 +48,7 @@ def _fio(workdir: Path, rw: str, bs: str, size: int, runtime_s: int, extra: list
 ROOM_FACTOR, ROOM_SPARE = 1.1, 64 << 20  # fio's file, with room left for everything else on the device
 
 
-def _check_room(work: Path, spec_dir: str, size: int) -> None:
+def check_room(work: Path, spec_dir: str, size: int) -> None:
     """fio writes a file of `size` bytes: refused, before anything is written, where it would fill the device."""
     probe = work
     while not probe.exists():
@@ -68,7 +69,7 @@ def probe_dirs(dirs: dict[str, Path], size: int, runtime_s: int, on_phase=print)
         if dev in by_device:
             by_device[dev]["dirs"].append(spec_dir)
             continue
-        _check_room(work, spec_dir, size)
+        check_room(work, spec_dir, size)
         work.mkdir(parents=True, exist_ok=True)
         entry = {"device": dev, "dirs": [spec_dir], "direct_io": True, "size_bytes": size, "tests": {}}
         try:
@@ -87,52 +88,3 @@ def probe_dirs(dirs: dict[str, Path], size: int, runtime_s: int, on_phase=print)
             shutil.rmtree(work, ignore_errors=True)
         by_device[dev] = entry
     return by_device
-
-
-def scratch_dirs(spec) -> dict[str, Path]:
-    """{each local directory of a study spec: fio's scratch dir under its namespaced root}, for probe_dirs."""
-    from ..storage.layout import study_root
-
-    dirs = {}
-    for c in spec.storage:
-        for d in (*c.local_data, *c.intermediate):
-            dirs.setdefault(d, study_root(d, spec.name) / "_probe")
-    return dirs
-
-
-def probe_study(spec, out_dir: Path, size: int, on_phase=print) -> tuple[dict, Path]:
-    """Probe the devices behind every local directory of a study (`tierbench probe`); returns (result, where it is stored).
-
-    fio works in a scratch dir under each directory's namespaced root, claimed
-    first; roots this created are released afterwards (an interrupted study's
-    data in a root that already existed is kept). The result goes into the
-    study's results in out_dir if there are any, else into out_dir/probe.json,
-    which the study's run takes over later.
-    """
-    from ..storage import StudyLayout  # the storage and results layers: only when a study is probed
-    from ..store import ResultsDir
-
-    from ..storage import emulation
-
-    if emulation.devices_under(scratch_dirs(spec)):  # fio must meet the throttle the study's engine will meet
-        emulation.check_can_emulate()
-        emulation.enter_group()
-    for spec_dir, work in scratch_dirs(spec).items():  # before anything is made
-        _check_room(work, spec_dir, size)
-    layout = StudyLayout(spec)
-    layout.check_outside(out_dir, "--out")
-    existed = {r for r in layout.roots if r.exists()}
-    layout.claim()
-    try:
-        result = probe_dirs(scratch_dirs(spec), size, spec.probe_runtime_s, on_phase=on_phase)
-    finally:  # fio missing or failing: the roots made for it go too
-        layout.release(only=[r for r in layout.roots if r not in existed])
-    rd = ResultsDir(out_dir)
-    if rd.exists():
-        rd.update_study(probe=result)
-        return result, rd.study_file
-    rd.check_writable_as_new()
-    out_dir.mkdir(parents=True, exist_ok=True)
-    where = out_dir / "probe.json"
-    where.write_text(json.dumps(result, indent=2))
-    return result, where

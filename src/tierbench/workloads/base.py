@@ -242,7 +242,7 @@ class Workload(ABC):
                 "intermediate": input_bytes if self.io.intermediate else 0,  # a sort shuffles all it reads
                 "output": self.data_bytes(params, input_bytes) if self.io.output else 0}
 
-    # -- the warm-up of a fresh engine application (warmup.py) ------------------------------------------
+    # -- the warm-up of a fresh engine application (study/warmup.py) ------------------------------------
     warm_up_overrides: dict | None = {}  # parameters that make a run small (a generator's size); None: not warmed up
 
     def warm_up_params(self, params: dict) -> dict | None:

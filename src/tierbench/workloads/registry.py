@@ -26,10 +26,6 @@ def _discover() -> dict[str, Workload]:
 WORKLOADS: dict[str, Workload] = _discover()
 
 
-def get_workload(name: str) -> Workload | None:
-    return WORKLOADS.get(name)
-
-
 def measure(workload: str, job: dict, wall_s: float, produced: dict | None = None) -> Measurement:
     """A run's metrics from its job result (the workload's own measure), plus the engine-side facts any
     workload has: Hadoop's job counters and the JVM's whole time."""

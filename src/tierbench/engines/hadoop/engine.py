@@ -17,12 +17,13 @@ from ...job import JobOutcome, JobRequest
 from ...redaction import mask, mask_file
 from ...toolchain import ADD_OPENS, HADOOP_VERSION, hadoop_lib, java_bin, yarn_conf_dir
 from ...units import MB
+from ..base import Engine
 from . import logparse
 from ...storage.types import COMMITTER_KEY, hadoop_committer_settings
 from .runtime import classpath
 
 
-class HadoopEngine:
+class HadoopEngine(Engine):
     kind = "hadoop"
     # durable mode: what Hadoop cannot sync whatever the storage (the storage's own gaps: StorageType.sync_gaps)
     sync_gaps = ("MapReduce does not sync its map outputs (intermediate data) before a task ends",)

@@ -12,17 +12,18 @@ configuration's storage under the repeat "r0", deleted at once -- twice: after o
 
 import time
 
-from .job import JobRequest
-from .spec.schema import WorkloadSpec
+from ..job import JobRequest
+from ..spec.schema import WorkloadSpec
 
 WARM_UP_PASSES = 2
 WARM_UP_REPEAT = 0  # the warm-up's data set directories: r0 beside the measured repeats r1, r2...
 
 
-def warm_up(study, engine, planned, on_phase) -> dict:
-    """Runs the warm-up for `planned`'s variant on `engine` (just started): {"s": seconds, "workloads": labels
-    that ran, "failed": {label: error}}. A failure is kept, not raised: the measured run says what is wrong."""
-    spec, layout = study.spec, study.layout
+def warm_up(context, engine, planned, on_phase) -> dict:
+    """Runs the warm-up for `planned`'s variant on `engine` (just started; `context`: the run context,
+    context.py): {"s": seconds, "workloads": labels that ran, "failed": {label: error}}. A failed job is kept, not
+    raised: the measured run says what is wrong."""
+    spec, layout = context.spec, context.layout
     config, variant = spec.config(planned.config), planned.variant
     local_dirs = layout.intermediate_dirs(config, variant)
     t0 = time.monotonic()
@@ -35,7 +36,7 @@ def warm_up(study, engine, planned, on_phase) -> dict:
     uris = lambda ds: layout.dataset_uris(config, variant, WARM_UP_REPEAT, ds) if ds else []
     failed: dict[str, str] = {}
     for pass_ in range(WARM_UP_PASSES):
-        if pass_ > 0 or study.resume or not config.remote:  # (engines refuse an existing output; a remote file
+        if pass_ > 0 or context.resume or not config.remote:  # (engines refuse an existing output; a remote file
             layout.remove_repeat(config, variant, WARM_UP_REPEAT)  # system is asked only when needed: a JVM each)
         ran: dict[str, WorkloadSpec] = {}  # kind -> what ran in this pass, the input of its consumers
         for label, small in chosen.items():

@@ -1,6 +1,10 @@
 """One run's lifecycle, as named steps in a fixed order (tests/test_lifecycle.py holds the order):
 
+  setup           before the first run of a block of a configuration's runs: its storage.NAME.setup command
+                  (config_commands.py; the runner opens and closes the blocks)
   prepare         paths and inputs; stale output of an interrupted attempt removed; the engine ready
+  warm_up         when the engine started a fresh application (and the spec does not say warm_up = false): the
+                  study's workloads run in it at a small size, unrecorded (warmup.py)
   drop_caches     the page cache dropped (as root, unless the spec says never)
   start_sampling  devices, CPU, network and the engine's process IO sampled from here
   run             the engine runs the job
@@ -9,8 +13,10 @@
   record          the storage's health after a write (HDFS: dead DataNodes, under-replicated blocks) noted, and
                   the record appended to runs.jsonl and fsync'ed, the moment the run ends
   clean_up        the (variant, repeat)'s data deleted once all its runs are ok (only under tierbench's roots)
+  teardown        after the last run of a block: the configuration's storage.NAME.teardown command
 
-A step that cannot go on (no input, the job failed) skips to `record`; `record` and `clean_up` always run.
+A step that cannot go on (no input, the job failed) skips to `record`; `record` and `clean_up` always run; setup,
+warm_up and teardown only where they apply. Each step is told to the context's `on_step` as it begins.
 """
 
 import os
@@ -18,22 +24,24 @@ import sys
 import subprocess
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Callable
 
-from .engines.base import EngineError
-from .errors import UserError
-from .job import JobRequest
-from .machine import machine_facts, tool_facts
-from .sampling.devices import device_of
-from .sampling.phases import phase_intervals
-from .sampling.sampler import Sampler
-from .spec.cluster import intermediate_applied
-from .spec.knobs import run_knobs
-from .store.record import RunRecord, io_of
+from ..engines.base import Engine, EngineError
+from ..errors import UserError
+from ..job import JobRequest
+from ..machine import machine_facts, tool_facts
+from ..sampling.devices import device_of
+from ..sampling.phases import phase_intervals
+from ..sampling.sampler import Sampler
+from ..spec.cluster import intermediate_applied
+from ..spec.knobs import run_knobs
+from ..store.record import RunRecord, io_of
+from ..workloads import measure
+from .context import RunContext
 from .warmup import warm_up
-from .workloads import measure
 
-STEPS = ("prepare", "drop_caches", "start_sampling", "run", "stop_sampling", "verify", "record", "clean_up")
+STEPS = ("setup", "prepare", "warm_up", "drop_caches", "start_sampling", "run", "stop_sampling", "verify", "record",
+         "clean_up", "teardown")
+MEASURED_STEPS = STEPS[1:8]  # prepare .. verify: the steps that can stop the run (then it skips to `record`)
 DROP_CACHES_FILE = Path("/proc/sys/vm/drop_caches")
 
 
@@ -67,21 +75,19 @@ class _Stop(Exception):
 
 
 class RunLifecycle:
-    """Runs one planned run of a study through STEPS. `study` is the StudyRunner (spec, layout, results,
-    copy targets, clean-up); `done`: the ok records so far by run key; `on_step(name)` is told each step;
+    """Runs one planned run of a study through its STEPS (of which the runner's blocks run setup and teardown).
+    `context`: the study as the runs read it (context.py); `done`: the ok records so far by run key;
     `setup`: what its configuration's setup command did before this block of runs (config_commands.py), if any."""
 
-    def __init__(self, study, planned, engine, done: dict, progress, on_step: Callable[[str], None] | None = None,
-                 setup: dict | None = None):
-        self.study, self.planned, self.engine, self.done, self.progress = study, planned, engine, done, progress
+    def __init__(self, context: RunContext, planned, engine: Engine, done: dict, setup: dict | None = None):
+        self.context, self.planned, self.engine, self.done = context, planned, engine, done
         self.setup = setup
-        self.on_step = on_step or (lambda name: None)
-        spec = study.spec
+        spec = context.spec
         self.config = spec.config(planned.config)
         self.wspec = next(w for w in spec.workloads if w.label == planned.label)
         self.wl = self.wspec.definition
         self.producer = next((w for w in spec.workloads if w.name == self.wl.producer), None)
-        self.local_dirs = study.layout.intermediate_dirs(self.config, planned.variant)
+        self.local_dirs = context.layout.intermediate_dirs(self.config, planned.variant)
         self.record = RunRecord(
             study=spec.name, run_key=planned.key, variant=planned.variant, config=self.config.name, workload=self.wspec.name,
             label=self.wspec.label, params=self.wspec.params, engine=engine.name, engine_kind=engine.kind,
@@ -90,7 +96,7 @@ class RunLifecycle:
                      "intermediate": list(self.config.intermediate), "split": self.config.split,
                      "local_dirs": [str(d) for d in self.local_dirs], "settings": self.config.engine_settings(),
                      "intermediate_applied": intermediate_applied(spec.engine(planned.engine), self.config)},
-            machine=machine_facts(), command_line=study.command_line, started_at=now(), durability=spec.durability,
+            machine=machine_facts(), command_line=list(context.command_line), started_at=now(), durability=spec.durability,
             sync_gaps=sync_gaps(spec.durability, engine, self.config), **tool_facts())
         if setup is not None:
             self.record.details["setup"] = setup
@@ -98,14 +104,23 @@ class RunLifecycle:
         self.sampler = None
         self.outcome = None
         self.gateways = None
+        self.fresh = False  # the engine started a fresh application for this run (to be warmed up)
 
     def _phase(self, text: str) -> None:
-        self.progress.phase(self.planned.key, text)
+        self.context.progress.phase(self.planned.key, text)
+
+    def on_step(self, step: str) -> None:
+        self.context.on_step(self.planned.key, step)
+
+    def _applies(self, step: str) -> bool:
+        return step != "warm_up" or (self.fresh and self.context.spec.warm_up)
 
     def execute(self) -> dict:
         done = []
         try:
-            for step in STEPS[:6]:
+            for step in MEASURED_STEPS:
+                if not self._applies(step):
+                    continue
                 self.on_step(step)
                 done.append(step)
                 getattr(self, step)()
@@ -123,20 +138,20 @@ class RunLifecycle:
             if health is not None:
                 self.record.details["storage_health"] = health
         rec = self.record.to_dict()
-        self.study.results.append(rec)
+        self.context.results.append(rec)
         if rec["status"] == "ok":
             self.done[self.planned.key] = rec
         elif self.req is not None:
             self._remove_partial_output()
         self.on_step("clean_up")
-        self.study.clean_up_group(self.planned, self.done)
+        self.context.clean_up_group(self.planned, self.done)
         return rec
 
     def _remove_partial_output(self) -> None:
         """A failed run's output and scratch, deleted once its record is saved: what a full disk cut short would
         otherwise keep the device full, through --resume too (only under tierbench's roots, as every delete)."""
         out_config, out_ds, scratch = self._output
-        layout, planned = self.study.layout, self.planned
+        layout, planned = self.context.layout, self.planned
         try:
             if out_ds:
                 layout.remove_dataset(out_config, planned.variant, planned.repeat, out_ds)
@@ -146,7 +161,7 @@ class RunLifecycle:
 
     # -- the steps --------------------------------------------------------------------------------------
     def prepare(self) -> None:
-        planned, layout, config, wl = self.planned, self.study.layout, self.config, self.wl
+        planned, layout, config, wl = self.planned, self.context.layout, self.config, self.wl
         if self.setup is not None and self.setup["exit_code"] != 0:  # the cluster is not as the configuration says
             raise _Stop(f"not run: storage.{config.name}.{self.setup['cause']}")
         if self.producer is not None and f"r{planned.repeat}/{planned.variant}/{self.producer.label}" not in self.done:
@@ -154,36 +169,45 @@ class RunLifecycle:
         uris = lambda c, ds: layout.dataset_uris(c, planned.variant, planned.repeat, ds)
         inputs = uris(config, wl.consumes) if wl.consumes else []
         target = wl.copy_target(self.wspec.params)  # a copy may write to another configuration
-        out_config = self.study.spec.config(target) if target else config
+        out_config = self.context.spec.config(target) if target else config
         out_ds = wl.output_dataset(self.wspec.label)
         outputs = uris(out_config, out_ds) if out_ds else []
         scratch = layout.scratch_dir(config, planned.variant, planned.repeat, self.wspec.label)
         self._output = (out_config, out_ds, scratch)
         # left by an interrupted attempt: engines refuse an existing output
         if out_ds:  # (a remote file system is only asked when resuming: it costs a JVM start)
-            layout.remove_dataset(out_config, planned.variant, planned.repeat, out_ds, remote=self.study.resume)
+            layout.remove_dataset(out_config, planned.variant, planned.repeat, out_ds, remote=self.context.resume)
         layout.remove(scratch)
         self.gateways = config.type.gateways_for_run(config.store_conf)  # S3 behind HAProxy: how many gateways serve
         if self.gateways is not None:
             self._phase("setting the gateways that serve")
             self.gateways.apply()
         try:
-            fresh = self.engine.open(planned.variant, config, self.local_dirs, self._phase, also=self.study.copy_targets(config))
-            if fresh and self.study.spec.warm_up:
-                self.record.details["warm_up"] = warm_up(self.study, self.engine, planned, self._phase)
+            self.fresh = bool(self.engine.open(planned.variant, config, self.local_dirs, self._phase,
+                                               also=self.context.copy_targets(config)))
         except EngineError as e:
-            raise UserError(f"could not start the {self.engine.kind} engine for {planned.variant!r}: {e}") from None
+            raise self._not_started(e) from None
         self.req = JobRequest(planned.key, self.wspec, self.producer, inputs, outputs, self.local_dirs, scratch,
                               config.engine_settings(), config.default_fs)
 
+    def _not_started(self, e: EngineError) -> UserError:
+        """The engine failed to start (or died warming up): the study cannot go on, and nothing is recorded."""
+        return UserError(f"could not start the {self.engine.kind} engine for {self.planned.variant!r}: {e}")
+
+    def warm_up(self) -> None:
+        try:
+            self.record.details["warm_up"] = warm_up(self.context, self.engine, self.planned, self._phase)
+        except EngineError as e:
+            raise self._not_started(e) from None
+
     def drop_caches(self) -> None:
-        nodes = self.study.nodes
+        nodes = self.context.nodes
         if nodes.observers(self.engine):
             self._phase("waiting for the node agents")
             missing = nodes.await_agents(self.engine)
             if missing:
                 self.record.details["nodes_unobserved"] = missing
-        if self.study.spec.drop_caches == "never":
+        if self.context.spec.drop_caches == "never":
             return
         if can_drop_caches():
             self._phase("dropping the page cache")
@@ -195,11 +219,11 @@ class RunLifecycle:
             self.record.page_cache_dropped = self.record.page_cache_dropped and all(d["ok"] for d in dropped.values())
 
     def start_sampling(self) -> None:
-        spec = self.study.spec
+        spec = self.context.spec
         if spec.sampling:
             devices = {device_of(d) for d in (*self.config.local_data, *self.config.intermediate)} - {None}
             self.sampler = Sampler(sorted(devices), spec.sampling_interval_s).start()
-            self.study.nodes.start(self.engine)
+            self.context.nodes.start(self.engine)
 
     def run(self) -> None:
         self._phase("running")
@@ -207,7 +231,7 @@ class RunLifecycle:
             self.gateways.start()
         self.record.started_at = now()
         try:
-            self.outcome = self.engine.run(self.req, lambda e: self.progress.stage(self.planned.key, e))
+            self.outcome = self.engine.run(self.req, lambda e: self.context.progress.stage(self.planned.key, e))
         except EngineError as e:
             raise _Stop(str(e)) from None
         finally:
@@ -218,7 +242,7 @@ class RunLifecycle:
             self.record.engine_conf = self.engine.conf
         self.record.wall_s = self.outcome.wall_s
         if self.outcome.log:
-            self.record.details["log"] = os.path.relpath(self.outcome.log, self.study.results.path)
+            self.record.details["log"] = os.path.relpath(self.outcome.log, self.context.results.path)
         if not self.outcome.ok:
             raise _Stop(self.outcome.error)
 
@@ -227,10 +251,10 @@ class RunLifecycle:
             self._phase("sampling the writeback (sync)")
             self.record.samples = self.sampler.stop(writeback=True)
             self.sampler = None
-            if self.study.nodes.observers(self.engine):
+            if self.context.nodes.observers(self.engine):
                 self._phase("collecting every node's samples (sync on each)")
                 dirs = {"data": list(self.config.local_data), "intermediate": [str(d) for d in self.local_dirs]}
-                self.record.nodes = self.study.nodes.stop(self.engine, dirs) or None
+                self.record.nodes = self.context.nodes.stop(self.engine, dirs) or None
 
     def verify(self) -> None:
         wl, result, planned = self.wl, self.outcome.result, self.planned
@@ -242,7 +266,7 @@ class RunLifecycle:
         phase = wl.extra_check_phase(self.wspec.params)
         if phase:
             self._phase(phase)
-            wl.extra_check(self.req, result, self.study.fetch_tables(self.config, self.req.scratch))
+            wl.extra_check(self.req, result, self.context.fetch_tables(self.config, self.req.scratch))
         m = measure(self.wspec.name, result, self.outcome.wall_s, produced)
         self.record.metrics = m.metrics
         self.record.io = io_of(self.wspec.name, m.metrics)

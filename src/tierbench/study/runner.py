@@ -1,5 +1,5 @@
 """Runs a study: the plan, one run at a time through the run lifecycle (lifecycle.py), each recorded the
-moment it ends. When a (variant, repeat) group is complete and all its runs are ok, its data is deleted
+moment it ends; the runs read the study through a frozen run context (context.py). When a (variant, repeat) group is complete and all its runs are ok, its data is deleted
 (only under tierbench's own roots); when the study is done, the roots are released.
 """
 
@@ -8,24 +8,26 @@ import os
 import re
 import sys
 from pathlib import Path
+from typing import Callable
 
-from .analysis.validity import study_lines
+from ..analysis.validity import study_lines
+from ..errors import UserError
+from ..machine import machine_facts, tool_facts
+from ..progress import StudyProgress
+from ..sampling.devices import storage_map
+from ..sampling.nodes import ClusterObservation
+from ..spec import Spec, make_plan
+from ..storage import StudyLayout
+from ..store import ResultsDir, latest_ok
+from ..store.pooling import check_resume
 from .config_commands import ConfigBlocks
-from .errors import UserError
+from .context import RunContext, no_step_watcher
 from .lifecycle import DROP_CACHES_FILE, RunLifecycle, can_drop_caches, now
-from .machine import machine_facts, tool_facts
-from .progress import StudyProgress
-from .sampling.devices import storage_map
-from .sampling.nodes import ClusterObservation
-from .spec import Spec, make_plan
-from .storage import StudyLayout
-from .store import ResultsDir, latest_ok
-from .store.pooling import check_resume
 
 
 def make_engines(spec: Spec, log_dir: Path) -> dict:
-    from .engines.hadoop import HadoopEngine
-    from .engines.spark import SparkEngine
+    from ..engines.hadoop import HadoopEngine
+    from ..engines.spark import SparkEngine
 
     durable = spec.durability == "durable"
     return {e.name: SparkEngine(e, spec.name, log_dir, durable, spec.sampling_interval_s) if e.kind == "spark" else HadoopEngine(e, log_dir)
@@ -55,7 +57,8 @@ class FailureStreak:
 
 class StudyRunner:
     def __init__(self, spec: Spec, out_dir: Path, command_line: list[str], resume: bool = False,
-                 allow_mixed: bool = False, engines: dict | None = None, unemulated: bool = False):
+                 allow_mixed: bool = False, engines: dict | None = None, unemulated: bool = False,
+                 on_step: Callable[[str, str], None] = no_step_watcher):
         self.spec = spec
         self.results = ResultsDir(out_dir)
         self.layout = StudyLayout(spec)
@@ -69,6 +72,7 @@ class StudyRunner:
         self.nodes = ClusterObservation(spec.sampling_interval_s, spec.cluster,
                                         [d for c in spec.storage for d in (*c.local_data, *c.intermediate)])
         self.unemulated = unemulated  # run a spec's emulated devices as plain directories (asked for, and said so)
+        self.on_step = on_step  # told (run key, step) as each step of each run begins (lifecycle.py's STEPS)
 
     # -- before anything runs -----------------------------------------------
     def prepare(self) -> list[dict]:
@@ -144,7 +148,7 @@ class StudyRunner:
     def _emulate(self) -> None:
         """Devices the spec declares (data = { emulate = "hdd" }) up, and this process -- so the engines it starts --
         in the group whose limits hold them when any of the study's dirs lies on an emulated device."""
-        from .storage import emulation
+        from ..storage import emulation
 
         declared = list({e["device"]: e for c in self.spec.storage for es in c.emulated.values() for e in es}.values())
         if declared and self.unemulated:
@@ -170,7 +174,7 @@ class StudyRunner:
     def _node_check(self) -> None:
         """The studies' OS advice checked on this machine and the [cluster] nodes (tierbench check), stored with the
         study for its report; a check that cannot run is recorded as such, never stops the study."""
-        from .analysis.node_check import check_study
+        from ..analysis.node_check import check_study
 
         try:
             result = check_study(self.spec)
@@ -183,7 +187,8 @@ class StudyRunner:
                   "fix; tierbench check SPEC prints them)", file=sys.stderr, flush=True)
 
     def _probe(self) -> None:
-        from .sampling.probe import probe_dirs, scratch_dirs
+        from ..sampling.probe import probe_dirs
+        from .probe import scratch_dirs
 
         dirs = scratch_dirs(self.spec)
         print(f"probing {len(dirs)} directories with fio ({self.spec.probe_size >> 20} MB each)...", file=sys.stderr, flush=True)
@@ -238,13 +243,15 @@ class StudyRunner:
             progress.info(f"resuming: {len(done)} of {len(self.plan)} runs already recorded ok, {len(todo)} to go")
         engines = self._engines or make_engines(self.spec, self.results.path / "logs")
         all_ok = True
-        blocks = ConfigBlocks(self, progress)  # storage.NAME.setup / teardown around each block of a configuration's runs
+        context = RunContext(self.spec, self.layout, self.results, self.nodes, progress, tuple(self.plan),
+                             tuple(self.command_line), self.resume, self.on_step)
+        blocks = ConfigBlocks(context)  # storage.NAME.setup / teardown around each block of a configuration's runs
         try:
             with progress:
                 streak = FailureStreak(MAX_SAME_FAILURES)
                 for planned in todo:
                     setup = blocks.enter(planned, engines)
-                    record = RunLifecycle(self, planned, engines[planned.engine], done, progress, setup=setup).execute()
+                    record = RunLifecycle(context, planned, engines[planned.engine], done, setup=setup).execute()
                     all_ok = all_ok and record["status"] == "ok"
                     progress.finished(planned.key, record["status"], record["wall_s"],
                                       "" if record["status"] == "ok" else (record["error"] or "")[:200])
@@ -257,7 +264,8 @@ class StudyRunner:
             for e in engines.values():
                 e.close()
             self.nodes.close()
-            self._workers_back_on_their_own_dirs()
+            for e in engines.values():  # (the spark engine: an embedded cluster's Workers back on their own dirs)
+                e.restore_cluster()
         if all(p.key in done for p in self.plan) and not self.spec.keep_data:
             self.layout.release()
             self._emulation_down()
@@ -270,63 +278,20 @@ class StudyRunner:
         memory budget of the idle ones), added up over the sessions of a resumed study."""
         lived = self.results.study().get("engine_applications", {})
         for name, e in engines.items():
-            if hasattr(e, "apps_started"):
+            counts = e.applications_lived()
+            if counts is not None:
                 before = lived.get(name, {})
-                lived[name] = {"keep_alive_memory": e.keep_alive_memory,
-                               "started": before.get("started", 0) + e.apps_started,
-                               "resumed": before.get("resumed", 0) + e.apps_resumed}
+                lived[name] = {"keep_alive_memory": counts["keep_alive_memory"],
+                               "started": before.get("started", 0) + counts["started"],
+                               "resumed": before.get("resumed", 0) + counts["resumed"]}
         if lived:
             self.results.update_study(engine_applications=lived)
-
-    def _workers_back_on_their_own_dirs(self) -> None:
-        """An embedded standalone cluster's Workers, put on the configurations' intermediate dirs (engines/spark.py),
-        back on their own: those dirs are deleted with the study, and a later application would recreate them."""
-        from .services.spark import embedded_standalone
-
-        for e in self.spec.engines:
-            cluster = embedded_standalone(e.master) if e.kind == "spark" and e.master.startswith("spark://") else None
-            if cluster is not None and cluster.master.pid():
-                try:
-                    cluster.restart_workers(None)
-                except UserError as err:
-                    print(f"tierbench: warning: {err}", file=sys.stderr, flush=True)
 
     def _emulation_down(self) -> None:
         """The devices the spec declared, down once the study is done (their data with them). Devices of the
         same names left from an interrupted run of this study are the study's too."""
-        from .storage import emulation
+        from ..storage import emulation
 
         for name in {e["device"] for c in self.spec.storage for es in c.emulated.values() for e in es}:
             if emulation.device(name) is not None:
                 emulation.down(name)
-
-    # -- what the lifecycle asks of the study --------------------------------------------------------
-    def fetch_tables(self, config, scratch: Path):
-        """For a check that reads a data set locally (DuckDB): tables -> local dirs, fetched first from a
-        remote store into the run's scratch dir (deleted after, with the scratch)."""
-        def fetch(uris: dict[str, str]) -> dict[str, Path]:
-            from .storage import local_path
-            from .storage.remote import HadoopFs
-
-            if not config.remote:
-                return {t: local_path(u) for t, u in uris.items()}
-            local = scratch / "fetched"
-            self.layout.remove(local)
-            local.mkdir(parents=True)
-            HadoopFs.for_config(config).get(list(uris.values()), local)
-            return {t: local / t for t in uris}
-        return fetch
-
-    def clean_up_group(self, planned, done) -> None:
-        group = [p for p in self.plan if p.repeat == planned.repeat and p.variant == planned.variant]
-        if self.spec.keep_data or not all(p.key in done for p in group):
-            return
-        config = self.spec.config(planned.config)
-        for target in self.copy_targets(config):  # copies written into other configurations' roots
-            self.layout.remove_repeat(target, planned.variant, planned.repeat)
-        self.layout.remove_repeat(config, planned.variant, planned.repeat)
-
-    def copy_targets(self, config) -> tuple:
-        """Other storage configurations that this configuration's workloads write to (a copy's `to`)."""
-        names = {t for w in self.spec.workloads if (t := w.definition.copy_target(w.params)) and t != config.name}
-        return tuple(self.spec.config(n) for n in sorted(names))

@@ -15,9 +15,10 @@ import sys
 import time
 from pathlib import Path
 
-from . import processes
+from .. import processes
+from ..redaction import mask
+from .context import RunContext
 from .lifecycle import now
-from .redaction import mask
 
 STUDY_KEY = "config_commands"  # study.json: every setup and teardown that ran, in order
 
@@ -27,22 +28,26 @@ def _last_line(text: str) -> str:
 
 
 class ConfigBlocks:
-    """Tracks the block (of one variant: a configuration on one engine) being run, and runs its commands."""
+    """Tracks the block (of one variant: a configuration on one engine) being run, and runs its commands: the
+    lifecycle's `setup` and `teardown` steps, told to the context's on_step with the block's first and last run."""
 
-    def __init__(self, runner, progress):  # runner: the StudyRunner (spec, layout, results); progress: StudyProgress
-        self.runner, self.progress = runner, progress
+    def __init__(self, context: RunContext):
+        self.context = context
         self.variant: str | None = None  # the variant whose block is open
         self.setup: dict | None = None  # what its setup did
+        self.last_run: str | None = None  # the key of the block's latest run: its teardown follows that run
 
     def enter(self, planned, engines: dict) -> dict | None:
         """Before a run: at the start of a block, the previous block's teardown and this one's setup.
         Returns what this block's setup did (None without a setup)."""
         if planned.variant == self.variant:
+            self.last_run = planned.key
             return self.setup
         self.leave(engines)
-        self.variant = planned.variant
-        config = self.runner.spec.config(planned.config)
+        self.variant, self.last_run = planned.variant, planned.key
+        config = self.context.spec.config(planned.config)
         if config.setup:
+            self.context.on_step(planned.key, "setup")
             _close(engines)  # the last configuration's application must not run on what the setup changes
             self.setup = self._run("setup", config, planned.variant)
         return self.setup
@@ -51,17 +56,18 @@ class ConfigBlocks:
         """After the block's last run (or when the study stops): its teardown."""
         if self.variant is None:
             return
-        variant = self.runner.spec.variant(self.variant)
-        config = self.runner.spec.config(variant.config)
-        self.variant, self.setup = None, None
+        variant = self.context.spec.variant(self.variant)
+        config = self.context.spec.config(variant.config)
+        last_run, self.variant, self.setup, self.last_run = self.last_run, None, None, None
         if config.teardown:
+            self.context.on_step(last_run, "teardown")
             _close(engines)
             entry = self._run("teardown", config, variant.name)
             if entry["exit_code"] != 0:
                 print(f"tierbench: warning: storage.{config.name}.{entry['cause']} (see {entry['log']})", file=sys.stderr, flush=True)
 
     def _run(self, kind: str, config, variant: str) -> dict:
-        spec, layout, results = self.runner.spec, self.runner.layout, self.runner.results
+        spec, layout, results = self.context.spec, self.context.layout, self.context.results
         dirs = layout.intermediate_dirs(config, variant)
         for d in dirs:  # (inside tierbench's roots: what the command points the cluster at exists here at least)
             d.mkdir(parents=True, exist_ok=True)
@@ -74,7 +80,7 @@ class ConfigBlocks:
         log = results.path / "logs" / "commands" / f"{len(ran) + 1:03d}-{kind}-{variant.replace('@', '__')}.log"
         log.parent.mkdir(parents=True, exist_ok=True)
         command = getattr(config, kind)
-        self.progress.phase(variant, f"{kind}: sh -c {mask(command)[:100]!r}")
+        self.context.progress.phase(variant, f"{kind}: sh -c {mask(command)[:100]!r}")
         started, t0 = now(), time.monotonic()
         try:
             # a group of its own, ended whole on an interrupt: the command's children must not run on into the
@@ -93,7 +99,7 @@ class ConfigBlocks:
         if code != 0:
             entry["cause"] = f"{kind} failed (exit {code}): {_last_line(err) or _last_line(out) or 'no output'}"
         results.update_study(**{STUDY_KEY: [*ran, entry]})
-        self.progress.info(f"  {kind} of {variant}: exit {code} in {entry['seconds']:.1f} s")
+        self.context.progress.info(f"  {kind} of {variant}: exit {code} in {entry['seconds']:.1f} s")
         return entry
 
 
