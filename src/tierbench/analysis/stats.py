@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import stats
 
+from .measures import runtime_of, throughput_of, variant_of  # noqa: F401 (the per-run rules, importable from here too)
+
 UNSTABLE_CV = 0.10  # pyperf's threshold: spread >= 10% of the mean
 ALPHA = 0.05
 FEW_REPEATS = 3
@@ -174,21 +176,6 @@ def engine_cores(record: dict) -> int | None:
     return int(executors) * int(cores) if executors and cores and executors.isdigit() and cores.isdigit() else None
 
 
-def runtime_of(record: dict) -> float:
-    """The run's runtime as the report compares it: its workload's headline metric when it has one and the run
-    recorded it (SQL: the queries' time, without registering the tables), else the wall time."""
-    from ..workloads import WORKLOADS
-
-    wl = WORKLOADS.get(record.get("workload"))
-    key = wl.headline if wl else None
-    return record["metrics"][key] if key and key in (record.get("metrics") or {}) else record["wall_s"]
-
-
-def variant_of(record: dict) -> str:
-    """The compared unit: the storage configuration, or config@engine in a study of several engines."""
-    return record.get("variant") or record["config"]
-
-
 def analyse(records: list[dict], baseline: str, configs: list[str], workloads: list[str],
             baselines: dict[str, str] | None = None) -> Analysis:
     """`records`: one ok record per run (the latest ok of each key); failed ones are listed, not pooled.
@@ -206,7 +193,7 @@ def analyse(records: list[dict], baseline: str, configs: list[str], workloads: l
             w = [runtime_of(r) for r in runs]
             walls[(config, wl)] = w
             an.runtime[(config, wl)] = s = summarize(w, config, wl, "wall_s")
-            tp = [r["metrics"].get("aggregate_throughput_mb_s", r["metrics"].get("throughput_mb_s")) for r in runs]
+            tp = [throughput_of(r) for r in runs]
             if all(t is not None for t in tp):
                 an.throughput[(config, wl)] = summarize(tp, config, wl, "throughput_mb_s")
                 cores = [engine_cores(r) for r in runs]

@@ -11,7 +11,7 @@ from .. import __version__
 from ..analysis import composites
 from ..analysis.cost import cost_vs_baseline, study_costs
 from ..analysis.observation import observe
-from ..analysis.stats import BOOTSTRAP_FROM, analyse, per_value_baselines, runtime_of, variant_of, Analysis, Warning_
+from ..analysis.stats import BOOTSTRAP_FROM, analyse, per_value_baselines, runtime_of, throughput_of, variant_of, Analysis, Warning_
 from ..analysis.validity import durability_lines, same_device_pairs, study_lines, working_sets
 from ..spec.composites import default_pipelines
 from ..store.pooling import mixed_pools
@@ -103,7 +103,7 @@ def build_report(study: dict, records: list[dict], now: datetime | None = None) 
         for wl in workloads:
             ok = [r for r in runs if r["status"] == "ok" and variant_of(r) == config and r["label"] == wl]
             runs_by_key[("runtime", config, wl)] = [runtime_of(r) for r in ok]
-            runs_by_key[("throughput", config, wl)] = [r["metrics"].get("aggregate_throughput_mb_s", r["metrics"].get("throughput_mb_s")) for r in ok]
+            runs_by_key[("throughput", config, wl)] = [throughput_of(r) for r in ok]
     cost = spec.get("cost")
     costs = study_costs(cost, an, runs, {v["name"]: v["config"] for v in variants}, study.get("storage_map")) if cost else []
     cores = (study.get("machine") or {}).get("cpu_cores") or 1
