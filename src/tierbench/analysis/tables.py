@@ -1,5 +1,5 @@
 """The figures of the report's per-run tables (output commit, gateways, SQL queries and their registration, the
-charts' per-run values, warm-ups), computed here once from the stored run records: the report's sections only
+charts' per-run values, sweeps' medians, warm-ups), computed here once from the stored run records: the report's sections only
 format them."""
 
 import statistics
@@ -39,6 +39,31 @@ def profiled_runs(runs: list[dict], variants: list[str], workloads: list[str]) -
                         key=lambda r: r["repeat"])
             if ok:
                 out.append(ok[0])
+    return out
+
+
+def sweep_medians(sweep: dict, runs: list[dict]) -> dict[str, dict[str, list[float]]]:
+    """{panel (workload): {line: [median wall s per swept value, None where no run]}} for one swept knob.
+    A workload knob: one panel, a line per variant. An engine or storage knob: a panel per workload,
+    a line per storage configuration (engine sweep) or per engine (storage sweep)."""
+    ok = [r for r in runs if r["status"] == "ok" and r.get("wall_s") is not None]
+    members = [m["name"] for m in sweep["members"]]
+    out: dict[str, dict[str, list]] = {}
+
+    def put(panel, line, i, values):
+        if values:
+            out.setdefault(panel, {}).setdefault(line, [None] * len(members))[i] = statistics.median(values)
+
+    for i, member in enumerate(members):
+        if sweep["level"] == "workload":
+            for v in sorted({r["variant"] for r in ok if r["label"] == member}):
+                put(sweep["base"], v, i, [runtime_of(r) for r in ok if r["label"] == member and r["variant"] == v])
+            continue
+        mine = [r for r in ok if (r.get("engine") == member if sweep["level"] == "engine" else r["config"] == member)]
+        line_of = (lambda r: r["config"]) if sweep["level"] == "engine" else (lambda r: r.get("engine", ""))
+        for label in dict.fromkeys(r["label"] for r in mine):
+            for line in sorted({line_of(r) for r in mine if r["label"] == label}):
+                put(label, line or sweep["base"], i, [runtime_of(r) for r in mine if r["label"] == label and line_of(r) == line])
     return out
 
 

@@ -1,5 +1,6 @@
 """What every section of the report is built from, read from study.json and the run records once: the spec's
-variants and workloads, the runs analysed, the analysis, the costs, each run's observation, the chart colours."""
+variants and workloads, the study's other facts, the runs analysed, the analysis, the costs, each run's observation,
+the chart colours. No section reads study.json itself."""
 
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -12,8 +13,29 @@ from . import charts
 
 
 @dataclass(frozen=True)
+class StudyFacts:
+    """What study.json says beside the spec, read in one place: what the sections show of the study itself."""
+    probe: dict  # device -> fio's ceilings, before the study
+    probe_error: str | None  # why the ceilings were skipped
+    predictions: dict | None  # what `tierbench predict` stored
+    node_check: dict | None  # `tierbench check` when the study started
+    emulated: dict  # device -> the emulated device profile
+    emulation_skipped: bool  # run with --unemulated
+    engine_applications: dict  # engine -> its long-lived applications (started, resumed, keep_alive_memory)
+    tool_version: str | None
+    git_commit: str | None
+    command_line: list[str]
+
+    @classmethod
+    def of(cls, study: dict) -> "StudyFacts":
+        return cls(study.get("probe") or {}, study.get("probe_error"), study.get("predictions"), study.get("node_check"),
+                   study.get("emulated") or {}, bool(study.get("emulation_skipped")), study.get("engine_applications") or {},
+                   study.get("tool_version"), study.get("git_commit"), study.get("command_line", []))
+
+
+@dataclass(frozen=True)
 class ReportContext:
-    study: dict  # study.json, for the facts only one section reads (tool version, command line, ...)
+    facts: StudyFacts
     spec: dict
     variants: list[dict]  # {"name", "config", "engine"?}: the compared units
     configs: list[str]  # the variants' names
@@ -46,9 +68,10 @@ def build_context(study: dict, records: list[dict], now: datetime | None = None)
     costs = study_costs(cost, an, runs, {v["name"]: v["config"] for v in variants}, storage_map) if cost else []
     machine = study.get("machine") or {}
     cores = machine.get("cpu_cores") or 1
-    obs = {r["run_key"]: observe(r, storage_map, study.get("probe"), cores) for r in runs if r["status"] == "ok"}
+    facts = StudyFacts.of(study)
+    obs = {r["run_key"]: observe(r, storage_map, facts.probe, cores) for r in runs if r["status"] == "ok"}
     profiled = profiled_runs(runs, configs, workloads)
     phases = [p for r in profiled if obs.get(r["run_key"]) for p in obs[r["run_key"]].labels]
-    return ReportContext(study, spec, variants, configs, workloads, {v["name"]: v.get("config", v["name"]) for v in variants},
+    return ReportContext(facts, spec, variants, configs, workloads, {v["name"]: v.get("config", v["name"]) for v in variants},
                          runs, an, cost, costs, machine, storage_map, obs, profiled, per_run_values(runs, configs, workloads),
                          charts.series_colors(configs), charts.phase_colors(phases), now or datetime.now(timezone.utc))

@@ -7,7 +7,7 @@ PROBE_HEAD = ["device", "directories", "seq write MB/s", "seq read MB/s", "rand 
 
 
 def sections(ctx: ReportContext) -> list[Section]:
-    probe, error = ctx.study.get("probe"), ctx.study.get("probe_error")
+    probe, error = ctx.facts.probe, ctx.facts.probe_error
     if not (probe or error):
         return []
     sec = Section("Device ceilings (fio)", 2)

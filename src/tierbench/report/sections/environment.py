@@ -12,19 +12,19 @@ DROP_CACHES = {"auto": "dropped before each run when root", "always": "dropped b
 
 def sections(ctx: ReportContext) -> list[Section]:
     env = Section("Environment", 2, [Table(["", ""], _environment(ctx))])
-    if ctx.study.get("node_check"):
-        env.add(_node_check_section(ctx.study["node_check"]))
+    if ctx.facts.node_check:
+        env.add(_node_check_section(ctx.facts.node_check))
     return [env]
 
 
 def _environment(ctx: ReportContext) -> list[list[str]]:
-    study, spec, m = ctx.study, ctx.spec, ctx.study.get("machine", {})
+    facts, spec, m = ctx.facts, ctx.spec, ctx.machine
     rows = [["machine", f"{m.get('cpu_model')}, {m.get('cpu_cores')} cores, {format_size(m.get('memory_bytes') or 0)} RAM, Linux {m.get('kernel')}"]]
     for e in spec.get("engines") or [spec["engine"]]:
         rows += _engine_rows(ctx, e)
     return rows + [
-        ["tierbench", f"{study.get('tool_version')} (commit {study.get('git_commit') or 'unknown'})"],
-        ["command", " ".join(study.get("command_line", []))],
+        ["tierbench", f"{facts.tool_version} (commit {facts.git_commit or 'unknown'})"],
+        ["command", " ".join(facts.command_line)],
         ["repeats", str(spec["repeats"])],
         ["page cache", DROP_CACHES[spec["drop_caches"]]],
     ]
@@ -36,7 +36,7 @@ def _engine_rows(ctx: ReportContext, e: dict) -> list[list[str]]:
     where = f"master {e.get('master')}" if e.get("kind", "spark") == "spark" else f"{e.get('mode', 'local')} mode"
     rows = [[f"engine {e.get('name', e.get('kind'))}", f"{ran.get('engine_version', '–')}, {where}"]]
     name = e.get("name") or e.get("kind")
-    lived = (ctx.study.get("engine_applications") or {}).get(name)
+    lived = ctx.facts.engine_applications.get(name)
     if lived:
         warm = warm_up_median(ctx.runs, name)
         budget = format_size(lived["keep_alive_memory"]) if lived["keep_alive_memory"] else "0: one at a time"

@@ -16,7 +16,7 @@ def sections(ctx: ReportContext) -> list[Section]:
     same = same_device_pairs(ctx.spec, ctx.storage_map)
     findings = Section("Findings", 2, [Bullets(headline(ctx.analysis, same, ctx.config_of)
                                                or ["Only one configuration: nothing to compare."])])
-    if ctx.study.get("emulation_skipped"):
+    if ctx.facts.emulation_skipped:
         findings.add(Notice("warn", "run with --unemulated: the spec's emulated devices were plain directories on this "
                                     "machine's disk, so the configurations did not differ in their devices"))
     findings.add(*(Notice("warn", line) for line in study_lines(ctx.spec, ctx.machine, ctx.storage_map)
@@ -26,7 +26,7 @@ def sections(ctx: ReportContext) -> list[Section]:
     findings.add(*(Notice("warn", line) for line in cache_lines(ctx.observations)))
     findings.add(*(Notice("warn", f"pooled with --allow-mixed: {line}") for line in mixed_pools(ctx.runs)))
     findings.add(*(Notice("warn", line) for line in _storage_health_lines(ctx.runs)))
-    findings.add(*(Notice("warn", line) for line in node_check_lines(ctx.study.get("node_check"))))
+    findings.add(*(Notice("warn", line) for line in node_check_lines(ctx.facts.node_check)))
     findings.blocks = fold_notices(findings.blocks)
     return [findings]
 

@@ -40,7 +40,7 @@ def _machine_rows(ctx: ReportContext) -> list[list[str]]:
         dev = info.get("device")
         facts = sm.get("devices", {}).get(dev, {}) if dev else {}
         m = info.get("mount", {})
-        emu = (ctx.study.get("emulated") or {}).get(dev)
+        emu = ctx.facts.emulated.get(dev)
         rows.append([d, roles.get(d, info.get("role", "")), _device(dev, facts, emu) if dev else "none (tmpfs/overlay/network)",
                      {True: "1 (kernel: rotational)", False: "0 (non-rotational)"}.get(facts.get("rotational"), "–") if dev else "–",
                      facts.get("scheduler") or "–", m.get("fs_type", "–"), m.get("options", "–")])

@@ -11,7 +11,7 @@ WHATIF_CHECK_HEAD = ["job", "configuration", "predicted from", "predicted s", "m
 
 
 def sections(ctx: ReportContext) -> list[Section]:
-    p = ctx.study.get("predictions")
+    p = ctx.facts.predictions
     if not p:
         return []
     sec = Section("What-if: predicted on other hardware", 2, [
