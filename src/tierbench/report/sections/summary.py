@@ -38,11 +38,12 @@ def summary_rows(an: Analysis) -> list[list[str]]:
 
 
 def _ratio(an: Analysis, config: str, wl: str, c) -> str:
-    """The runtime / the baseline's, with the comparison's interval."""
+    """The runtime / the baseline's (the comparison's ratio: analyse compares every pair the baseline also ran),
+    with its interval."""
     if config == an.baseline_of(config):
         return "1.00 (baseline)"
-    s, b = an.runtime[(config, wl)], an.runtime.get((an.baseline_of(config), wl))
-    if not (b and b.median):
+    b = an.runtime.get((an.baseline_of(config), wl))
+    if not (b and b.median and c):
         return "–"
-    iv = c.ratio_interval if c else None
-    return f"{s.median / b.median:.2f}" + (f" ({iv[0]:.2f} – {iv[1]:.2f}{'' if c.ratio_interval_kind == 'range' else ', 95%'})" if iv else "")
+    iv = c.ratio_interval
+    return f"{c.ratio:.2f}" + (f" ({iv[0]:.2f} – {iv[1]:.2f}{'' if c.ratio_interval_kind == 'range' else ', 95%'})" if iv else "")
