@@ -158,7 +158,8 @@ def test_report_has_cost_section_with_example_label(tmp_path):
 def test_target_size_extrapolates_linearly_and_says_so(tmp_path):
     from tierbench.analysis.cost import job_bytes, study_costs
     from tierbench.analysis.stats import analyse
-    from tierbench.report.build import _runs_for_analysis, build_report
+    from tierbench.analysis.stats import runs_for_analysis as _runs_for_analysis
+    from tierbench.report.build import build_report
     from tierbench.store import ResultsDir
 
     d = tmp_path / "results"

@@ -112,7 +112,8 @@ def test_sql_results_compare_as_multisets_with_a_tolerance():
 def test_a_large_study_lists_significant_findings_and_counts_the_rest():
     """Many variants x workloads (a sweep makes them quickly): the findings stay readable."""
     from tierbench.analysis.stats import analyse
-    from tierbench.report.build import _headline, _warnings
+    from tierbench.analysis.caveats import summarised_warnings as _warnings
+    from tierbench.report.sections.findings import headline as _headline
 
     configs, workloads = [f"c{i}" for i in range(5)], [f"w{j}" for j in range(4)]
     recs = []

@@ -119,7 +119,7 @@ def test_the_io_profile_gives_each_phases_network_rate():
     """A phase of an S3 run moves network bytes and no local device bytes: its row stays, with MB and MB/s."""
     from types import SimpleNamespace
 
-    from tierbench.report.build import PROFILE_HEAD, _profile_rows
+    from tierbench.report.sections.profile import PROFILE_HEAD, profile_rows as _profile_rows
 
     row = {"phase": "generate + write", "device": "vdb", "roles": ["intermediate"], "seconds": 4.0, "read_mb": 0.0,
            "write_mb": 0.0, "read_ios": 0, "write_ios": 0, "read_merges": 0, "write_merges": 0, "avg_read_kb": 0,

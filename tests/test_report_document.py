@@ -17,7 +17,7 @@ import pytest
 
 from tierbench.report.mdtext import md_inline
 from tierbench.report import EXPORTERS, StudyResults, render_report
-from tierbench.report import export, render
+from tierbench.report import render
 from tierbench.report.document import Bullets, Figure, Notice, Paragraph, Report, Section, Strong, Table
 from tierbench.spec import parse_spec
 
@@ -188,8 +188,8 @@ def test_json_and_csv_exporters_are_the_records(plain):
     assert len(rows) == len(records) == 20
     assert [r["run_key"] for r in rows] == [r["run_key"] for r in records]
     assert rows[0]["metrics.throughput_mb_s"] == str(records[0]["metrics"]["throughput_mb_s"])
-    # the old module is the same exporters, as functions of the records
-    assert export.EXPORTERS["json"](records) == out and export.to_csv(records) == EXPORTERS["csv"].render(results)
+    # the exporters of the records, as functions of the records alone
+    assert EXPORTERS["json"].dump(records) == out and EXPORTERS["csv"].dump(records) == EXPORTERS["csv"].render(results)
     assert set(EXPORTERS) == {"html", "md", "json", "csv"}
     assert all(isinstance(x, render.Exporter) and x.suffix == "." + x.name for x in EXPORTERS.values())
 

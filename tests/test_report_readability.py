@@ -10,7 +10,8 @@ import pytest
 
 from tierbench.analysis.stats import BOOTSTRAP_FROM, compare, summarize
 from tierbench.report import charts
-from tierbench.report.build import StudyResults, SUMMARY_HEAD
+from tierbench.report.build import StudyResults
+from tierbench.report.sections.summary import SUMMARY_HEAD
 
 FIXTURES = Path(__file__).parent / "fixtures"
 
@@ -101,11 +102,12 @@ def test_a_log_axis_when_values_span_more_than_ten_times():
 
 
 def test_identical_warnings_are_folded_with_a_count():
-    from tierbench.analysis.stats import Warning_
-    from tierbench.report.build import _fold_notices, _fold_warnings
+    from tierbench.analysis.stats import AnalysisWarning
+    from tierbench.analysis.caveats import fold_warnings as _fold_warnings
+    from tierbench.report.sections.findings import fold_notices as _fold_notices
     from tierbench.report.document import Notice, Paragraph
 
-    ws = [Warning_(c, "terasort", "slow start: add a warm-up") for c in ("a", "b", "c", "d")] + [Warning_("a", "grep", "other")]
+    ws = [AnalysisWarning(c, "terasort", "slow start: add a warm-up") for c in ("a", "b", "c", "d")] + [AnalysisWarning("a", "grep", "other")]
     folded = _fold_warnings(ws)
     assert len(folded) == 2
     assert "in 4 configuration/workload pairs: a / terasort, b / terasort, c / terasort, ..." in folded[0].text
@@ -115,7 +117,7 @@ def test_identical_warnings_are_folded_with_a_count():
 
 
 def test_a_directory_of_data_and_intermediate_data_has_both_roles(tmp_path):
-    from tierbench.report.build import dir_roles
+    from tierbench.report.sections.machine import dir_roles
     from tierbench.sampling.devices import storage_map
 
     d = str(tmp_path)

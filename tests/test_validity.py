@@ -11,7 +11,7 @@ from tierbench.analysis.stats import Comparison, analyse
 from tierbench.analysis.validity import (durability_lines, placement, planned_sizes, same_device_lines, shared_fs_lines,
                                          working_set_lines, working_sets)
 from tierbench.engines.fake import FakeEngine
-from tierbench.report.build import _headline
+from tierbench.report.sections.findings import headline as _headline
 from tierbench.study.runner import StudyRunner
 from tierbench.spec import parse_spec
 

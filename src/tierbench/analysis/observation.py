@@ -4,6 +4,7 @@ from dataclasses import dataclass, field
 
 from ..sampling.phases import WRITEBACK, io_profile, label_samples, run_character
 from ..workloads import WORKLOADS, IORoles
+from .measures import throughput_of
 
 CACHE_RATIO = 0.5  # device reads below half the job's reads: most came from memory
 
@@ -122,7 +123,7 @@ def efficiency(record: dict, probe: dict | None, data_devs: list[str]) -> tuple[
     a JBOD's ceiling is the sum of its drives' (the data set is spread over all of them)."""
     if not probe or not data_devs:
         return None, ""
-    achieved = record["metrics"].get("aggregate_throughput_mb_s", record["metrics"].get("throughput_mb_s"))
+    achieved = throughput_of(record)
     if achieved is None:
         return None, ""
     io = io_roles(record)

@@ -11,6 +11,9 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import stats
 
+from ..store import latest_ok
+from .measures import runtime_of, throughput_of, variant_of  # noqa: F401 (the per-run rules, importable from here too)
+
 UNSTABLE_CV = 0.10  # pyperf's threshold: spread >= 10% of the mean
 ALPHA = 0.05
 FEW_REPEATS = 3
@@ -58,7 +61,8 @@ class Comparison:
 
 
 @dataclass
-class Warning_:
+class AnalysisWarning:
+    """Advice about a (configuration, workload) pair, or about the whole study ("all", "all")."""
     config: str
     workload: str
     text: str
@@ -128,7 +132,7 @@ class Analysis:
     # throughput / the engine's cores (engine_cores): how far the job itself is from being what is measured
     per_core: dict[tuple[str, str], Summary] = field(default_factory=dict)
     comparisons: list[Comparison] = field(default_factory=list)
-    warnings: list[Warning_] = field(default_factory=list)
+    warnings: list[AnalysisWarning] = field(default_factory=list)
     failed: list[dict] = field(default_factory=list)
     # variant -> the variant it is compared with, when not the study's baseline (per_value_baselines)
     baselines: dict[str, str] = field(default_factory=dict)
@@ -174,19 +178,11 @@ def engine_cores(record: dict) -> int | None:
     return int(executors) * int(cores) if executors and cores and executors.isdigit() and cores.isdigit() else None
 
 
-def runtime_of(record: dict) -> float:
-    """The run's runtime as the report compares it: its workload's headline metric when it has one and the run
-    recorded it (SQL: the queries' time, without registering the tables), else the wall time."""
-    from ..workloads import WORKLOADS
-
-    wl = WORKLOADS.get(record.get("workload"))
-    key = wl.headline if wl else None
-    return record["metrics"][key] if key and key in (record.get("metrics") or {}) else record["wall_s"]
-
-
-def variant_of(record: dict) -> str:
-    """The compared unit: the storage configuration, or config@engine in a study of several engines."""
-    return record.get("variant") or record["config"]
+def runs_for_analysis(records: list[dict]) -> list[dict]:
+    """The runs a study's analysis pools: the latest ok record per run key, plus failures of keys that never succeeded."""
+    ok = latest_ok(records)
+    failed = [r for r in records if r["status"] != "ok" and r["run_key"] not in ok]
+    return list(ok.values()) + failed
 
 
 def analyse(records: list[dict], baseline: str, configs: list[str], workloads: list[str],
@@ -206,18 +202,18 @@ def analyse(records: list[dict], baseline: str, configs: list[str], workloads: l
             w = [runtime_of(r) for r in runs]
             walls[(config, wl)] = w
             an.runtime[(config, wl)] = s = summarize(w, config, wl, "wall_s")
-            tp = [r["metrics"].get("aggregate_throughput_mb_s", r["metrics"].get("throughput_mb_s")) for r in runs]
+            tp = [throughput_of(r) for r in runs]
             if all(t is not None for t in tp):
                 an.throughput[(config, wl)] = summarize(tp, config, wl, "throughput_mb_s")
                 cores = [engine_cores(r) for r in runs]
                 if all(cores):
                     an.per_core[(config, wl)] = summarize([t / c for t, c in zip(tp, cores)], config, wl, "mb_s_per_core")
             if s.n > 1 and s.cv > UNSTABLE_CV:
-                an.warnings.append(Warning_(config, wl, f"unstable: runtime spread (std dev) is {s.cv:.0%} of the mean; "
+                an.warnings.append(AnalysisWarning(config, wl, f"unstable: runtime spread (std dev) is {s.cv:.0%} of the mean; "
                                             "add repeats, make the job larger, or check for other load on the machine"))
     few = sorted({s.n for s in an.runtime.values() if s.n < FEW_REPEATS})
     if few:
-        an.warnings.insert(0, Warning_("all", "all", f"only {'/'.join(map(str, few))} repeat(s) per configuration and workload: "
+        an.warnings.insert(0, AnalysisWarning("all", "all", f"only {'/'.join(map(str, few))} repeat(s) per configuration and workload: "
                                        "too few to tell small differences apart; set repeats = 5 or more for a decision"))
     for config in configs:
         base = an.baseline_of(config)

@@ -17,7 +17,7 @@ def run(args) -> int:
     from ..store import ResultsDir
 
     records = ResultsDir(args.dir).records()  # first: a folder it refuses is refused before the report's imports (seconds)
-    from ..report.export import EXPORTERS
+    from ..report.render import EXPORTERS
 
-    sys.stdout.write(EXPORTERS[args.format](records))
+    sys.stdout.write(EXPORTERS[args.format].dump(records))
     return 0

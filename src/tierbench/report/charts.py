@@ -8,7 +8,7 @@ matplotlib.use("Agg")
 import matplotlib.patches  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 
-from ..analysis.stats import Analysis, runtime_of  # noqa: E402
+from ..analysis.stats import Analysis  # noqa: E402
 
 PALETTE = ["#4C72B0", "#DD8452", "#55A868", "#C44E52", "#8172B3", "#937860", "#DA8BC3", "#8C8C8C"]
 MAX_WIDTH_IN = 13  # a figure never grows wider than the page
@@ -316,36 +316,8 @@ def timeline(record: dict, labels: list[str], roles: dict, colors: dict[str, str
     return _svg(fig, tight=False)  # the right margin holds the legends
 
 
-def sweep_series(sweep: dict, runs: list[dict]) -> dict[str, dict[str, list[float]]]:
-    """{panel (workload): {line: [median wall s per swept value, None where no run]}} for one swept knob.
-    A workload knob: one panel, a line per variant. An engine or storage knob: a panel per workload,
-    a line per storage configuration (engine sweep) or per engine (storage sweep)."""
-    import statistics
-
-    ok = [r for r in runs if r["status"] == "ok" and r.get("wall_s") is not None]
-    members = [m["name"] for m in sweep["members"]]
-    out: dict[str, dict[str, list]] = {}
-
-    def put(panel, line, i, values):
-        if values:
-            out.setdefault(panel, {}).setdefault(line, [None] * len(members))[i] = statistics.median(values)
-
-    for i, member in enumerate(members):
-        if sweep["level"] == "workload":
-            for v in sorted({r["variant"] for r in ok if r["label"] == member}):
-                put(sweep["base"], v, i, [runtime_of(r) for r in ok if r["label"] == member and r["variant"] == v])
-            continue
-        mine = [r for r in ok if (r.get("engine") == member if sweep["level"] == "engine" else r["config"] == member)]
-        line_of = (lambda r: r["config"]) if sweep["level"] == "engine" else (lambda r: r.get("engine", ""))
-        for label in dict.fromkeys(r["label"] for r in mine):
-            for line in sorted({line_of(r) for r in mine if r["label"] == label}):
-                put(label, line or sweep["base"], i, [runtime_of(r) for r in mine if r["label"] == label and line_of(r) == line])
-    return out
-
-
-def sweep_lines(sweep: dict, runs: list[dict], colors: dict[str, str] | None = None) -> str | None:
-    """A swept knob as line charts: the swept values along x, median runtime up."""
-    series = sweep_series(sweep, runs)
+def sweep_lines(sweep: dict, series: dict[str, dict[str, list]], colors: dict[str, str] | None = None) -> str | None:
+    """A swept knob as line charts: the swept values along x, median runtime up (analysis.tables.sweep_medians)."""
     if not series:
         return None
     values = [str(m["value"]).lower() if isinstance(m["value"], bool) else str(m["value"]) for m in sweep["members"]]

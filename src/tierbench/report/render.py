@@ -262,10 +262,10 @@ def write_atomic(path: str | os.PathLike, text: str) -> Path:
 def render_report(path, allow_mixed: bool = False) -> tuple[Path, Path]:
     """Write report.html and report.md of a results folder; their paths. Refuses (UserError) a folder whose
     runs of one (configuration, workload) come from different machines or versions, unless allow_mixed."""
+    from ..analysis.stats import runs_for_analysis
     from ..store.pooling import check_pools
-    from .build import _runs_for_analysis
 
     rd = ResultsDir(path)
     results = StudyResults(rd.study(), rd.records(analysed=True))
-    check_pools(_runs_for_analysis(results.records), allow_mixed, str(rd.path))
+    check_pools(runs_for_analysis(results.records), allow_mixed, str(rd.path))
     return tuple(EXPORTERS[name].write(results, rd.path / f"report{EXPORTERS[name].suffix}") for name in ("html", "md"))

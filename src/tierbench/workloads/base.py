@@ -203,6 +203,9 @@ class Workload(ABC):
     # the metric (seconds) the report compares as the run's runtime, when not its wall time: what the workload is
     # about without its fixed setup (SQL: the queries, not the registration of the tables)
     headline: str | None = None
+    # the metric (MB/s) the report compares as the run's throughput: the rate of the whole job (DFSIO: its aggregate,
+    # not TestDFSIO's per-task rate); analysis/stats.py's throughput_of is the one place that reads it
+    headline_throughput: str = "throughput_mb_s"
     verify_against: str | None = None  # whose details `measure` checks against (default: the producer)
     spark_job: str | None = None  # "Class.method" in tierbench.jobs, e.g. "TeraGen.run"
     hadoop_main: str | None = None  # Hadoop's own main class

@@ -97,6 +97,7 @@ def _size_arg(n: int) -> str:
 class _Dfsio(Workload):
     """TestDFSIO: one task per file; write and read share the figures and the Hadoop invocation."""
     metrics = _METRICS
+    headline_throughput = "aggregate_throughput_mb_s"  # the cluster's rate, as the studies plot it
     hadoop_main = "org.apache.hadoop.fs.TestDFSIO"
     writing: bool
 

@@ -1,0 +1,12 @@
+"""The report's sections, one module each, in the order the report shows them.
+
+Each module has `sections(context) -> list[Section]`: the sections it makes from the ReportContext (report/context.py),
+none when the study has nothing for it, several where one module makes a section per thing (a chart, a sweep). A
+section formats what analysis/ computed; it computes no figure of its own. Adding a section is adding a module here.
+"""
+
+from . import (ceilings, commit, comparisons, cost, environment, findings, gateways, intermediate, machine, mix, nodes,
+               pipelines, profile, runs, sql, storage, summary, sweeps, whatif, working_set)
+
+ORDER = (findings, comparisons, pipelines, sweeps, sql, commit, gateways, cost, mix, summary, profile, nodes, intermediate,
+         working_set, storage, machine, ceilings, whatif, environment, runs)
