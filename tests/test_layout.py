@@ -3,6 +3,7 @@ workload's name or a storage type, and imports follow the data. Fast: no JVM."""
 
 import ast
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -140,19 +141,33 @@ def test_the_name_check_sees_a_comparison():
 
 
 def _imports(pkg: str) -> set[str]:
-    """tierbench packages a package imports (absolute names, at any depth of the module)."""
+    """tierbench packages and top-level modules a package (or a top-level module, "name.py") imports, at any depth,
+    in every form: `from ..x import y`, `from .. import x`, `from tierbench.x import y`, `import tierbench.x`."""
     out = set()
-    for path in (SRC / pkg).rglob("*.py"):
-        tree = ast.parse(path.read_text())
-        depth = len(path.relative_to(SRC).parts) - 1
-        for node in ast.walk(tree):
+    paths = [SRC / pkg] if pkg.endswith(".py") else (SRC / pkg).rglob("*.py")
+    for path in paths:
+        rel = path.relative_to(SRC).parts
+        for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.ImportFrom) and node.level:
-                parts = path.relative_to(SRC).parts[: depth - (node.level - 1)]
-                target = ".".join((*parts, *(node.module or "").split(".")))
-                out.add(target.split(".")[0] if parts == () else target)
+                base = rel[: len(rel) - node.level]  # the package the dots name
+                if node.module:
+                    out.add(".".join((*base, node.module)))
+                else:  # `from .. import x`: the names are modules (or names) of that package
+                    out.update(".".join((*base, a.name)) for a in node.names)
             elif isinstance(node, ast.ImportFrom) and (node.module or "").startswith("tierbench."):
                 out.add(node.module.removeprefix("tierbench."))
-    return {t.split(".")[0] for t in out if t}
+            elif isinstance(node, ast.Import):
+                out.update(a.name.removeprefix("tierbench.") for a in node.names if a.name.startswith("tierbench."))
+    return {t.split(".")[0].removesuffix(".py") for t in out if t}
+
+
+def test_the_import_scan_sees_every_form(tmp_path, monkeypatch):
+    pkg = tmp_path / "pkg"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "sub" / "m.py").write_text("from ... import report\nfrom ...engines import x\nimport tierbench.cli.main\n"
+                                      "from tierbench.services import y\nfrom . import sibling\n")
+    monkeypatch.setattr(sys.modules[__name__], "SRC", tmp_path)
+    assert _imports("pkg") == {"report", "engines", "cli", "services", "pkg"}
 
 
 @pytest.mark.parametrize("pkg, forbidden", [
@@ -169,6 +184,20 @@ def _imports(pkg: str) -> set[str]:
 def test_imports_follow_the_data(pkg, forbidden):
     bad = _imports(pkg) & forbidden
     assert not bad, f"{pkg}/ imports {', '.join(sorted(bad))}"
+
+
+PACKAGES = {p.name for p in SRC.iterdir() if (p / "__init__.py").is_file()}
+BASE_MODULES = sorted(p.name for p in SRC.glob("*.py") if p.name not in ("__init__.py", "__main__.py"))
+# the one package a base module may reach: fields.py asks sampling/devices.py which mount holds a directory
+BASE_MAY_IMPORT = {"fields.py": {"sampling"}}
+
+
+@pytest.mark.parametrize("module", BASE_MODULES)
+def test_base_modules_import_no_package(module):
+    """The modules beside the packages (units, errors, processes, ownership, ...) are what every layer shares: they
+    import one another, never a layer (a layer imported from below would close a cycle)."""
+    bad = (_imports(module) & PACKAGES) - BASE_MAY_IMPORT.get(module, set())
+    assert not bad, f"{module} imports {', '.join(sorted(bad))}"
 
 
 def test_only_the_spark_engine_reaches_a_service_and_only_the_standalone_cluster():

@@ -28,7 +28,7 @@ MAX_RUNS = 100_000  # a plan larger than this cannot finish (nor fit a report)
 DROP_CACHES = ("auto", "always", "never")
 DURABILITY = ("durable", "engine")  # durable: every write on the device before its task ends; engine: as the engine does it
 # "off": on a VM whose balloon hands freed pages to its host, that is turned off (as root) while the study runs and
-# set back after (host_memory.py); "as-is": the machine is left alone
+# set back after (study/host_memory.py); "as-is": the machine is left alone
 FREE_PAGE_REPORTING = ("as-is", "off")
 TOP_KEYS = ("name", "description", "repeats", "baseline", "drop_caches", "durability", "keep_data", "warm_up", "engine", "engines", "storage",
             "workloads", "cost", "sampling", "probe", "cluster", "pipelines", "mix", "free_page_reporting")
@@ -68,7 +68,7 @@ class Spec:
     # "ssh_config": path or None, "processes": a command-line substring whose processes' IO is summed, or None}
     cluster: dict = field(default_factory=dict)
     # a fresh engine application runs the study's workloads once at a small size, unrecorded, before its first
-    # measured run: that run is then as warm (JIT, class loading) as the ones after it (warmup.py)
+    # measured run: that run is then as warm (JIT, class loading) as the ones after it (study/warmup.py)
     warm_up: bool = True
     # analysis only (spec/composites.py): workloads totalled as one job, and a weighted workload mix
     pipelines: tuple = ()  # {"name", "workloads": [labels]}

@@ -8,6 +8,7 @@ from ..sampling.probe import check_room, probe_dirs
 from ..storage import StudyLayout, emulation
 from ..storage.layout import study_root
 from ..store import ResultsDir
+from ..store.derived import PROBE_FILE
 
 
 def scratch_dirs(spec) -> dict[str, Path]:
@@ -43,8 +44,8 @@ def probe_study(spec, out_dir: Path, size: int, on_phase=print) -> tuple[dict, P
         layout.release(only=[r for r in layout.roots if r not in existed])
     rd = ResultsDir(out_dir)
     if rd.exists():
-        rd.update_study(probe=result)
-        return result, rd.study_file
+        rd.save_derived("probe", result)
+        return result, rd.path / PROBE_FILE
     rd.check_writable_as_new()
     out_dir.mkdir(parents=True, exist_ok=True)
     where = out_dir / "probe.json"

@@ -126,10 +126,7 @@ class StudyRunner:
                 print(f"tierbench: warning: {line}", file=sys.stderr, flush=True)
         if "node_check" not in study:
             self._node_check()
-        if "probe" not in study and self.results.probe_result() is not None:
-            # `tierbench probe` ran before the study: keep its figures with it
-            self.results.update_study(probe=self.results.probe_result())
-        elif spec.probe and "probe" not in study:
+        if spec.probe and "probe" not in study:  # (a probe.json `tierbench probe` left here counts: study() reads it)
             self._probe()
         return records
 
@@ -198,7 +195,7 @@ class StudyRunner:
             print(f"tierbench: warning: device ceilings skipped: {e}", file=sys.stderr)
             self.results.update_study(probe_error=str(e))
             return
-        self.results.update_study(probe=result)
+        self.results.save_derived("probe", result)
 
     # -- the study ------------------------------------------------------------
     def run(self, console=None) -> ResultsDir:
