@@ -15,29 +15,23 @@ socket). An S3 user and a bucket are created; the credentials are written to a
 file of mode 600 and printed once, for export.
 """
 
-import datetime
-import hashlib
-import hmac
 import json
 import os
 import shutil
 import subprocess
 import time
 import urllib.error
-import urllib.parse
 import urllib.request
 import uuid
 from pathlib import Path
 
 from ..errors import UserError
 from .base import Daemon, free_port, port_free
+from .ceph_files import ceph_conf, describe, gateway_name, haproxy_cfg, sigv4_request, topology
 
 READY_TIMEOUT_S = 180
 ORDER = 4  # its place among `tierbench services`' services (services/registry.py)
 PACKAGES = ("ceph-mon", "ceph-osd", "ceph-mgr", "radosgw", "ceph-common")
-BLOCK_SIZE = 20 << 30  # sparse: takes only what is written
-BALANCERS = ("none", "haproxy")
-BACKEND = "s3"  # HAProxy's proxy of the gateways: the name a study's gateway count is applied to
 DATA_POOL = "default.rgw.buckets.data"  # where radosgw keeps the objects' data (the erasure-coded pool when asked)
 
 
@@ -55,30 +49,6 @@ def ensure_ceph(on_phase=print, haproxy: bool = False) -> None:
         out = subprocess.run(cmd, capture_output=True, text=True, env=env)
         if out.returncode != 0:
             raise UserError(f"installing Ceph failed: {(out.stderr or out.stdout).strip().splitlines()[-1]}")
-
-
-def sigv4_request(method: str, url: str, access_key: str, secret_key: str, region: str = "us-east-1", body: bytes = b"") -> int:
-    """One signed S3 request (AWS Signature Version 4), for creating the bucket without an SDK. Returns the HTTP status."""
-    parsed = urllib.parse.urlparse(url)
-    now = datetime.datetime.now(datetime.timezone.utc)
-    amz_date, day = now.strftime("%Y%m%dT%H%M%SZ"), now.strftime("%Y%m%d")
-    payload = hashlib.sha256(body).hexdigest()
-    headers = {"host": parsed.netloc, "x-amz-content-sha256": payload, "x-amz-date": amz_date}
-    signed = ";".join(sorted(headers))
-    canonical = "\n".join([method, parsed.path or "/", parsed.query, *(f"{k}:{headers[k]}" for k in sorted(headers)), "", signed, payload])
-    scope = f"{day}/{region}/s3/aws4_request"
-    to_sign = "\n".join(["AWS4-HMAC-SHA256", amz_date, scope, hashlib.sha256(canonical.encode()).hexdigest()])
-    key = ("AWS4" + secret_key).encode()
-    for part in (day, region, "s3", "aws4_request"):
-        key = hmac.new(key, part.encode(), hashlib.sha256).digest()
-    sig = hmac.new(key, to_sign.encode(), hashlib.sha256).hexdigest()
-    req = urllib.request.Request(url, data=body if method in ("PUT", "POST") else None, method=method, headers={
-        **headers, "Authorization": f"AWS4-HMAC-SHA256 Credential={access_key}/{scope}, SignedHeaders={signed}, Signature={sig}"})
-    try:
-        with urllib.request.urlopen(req, timeout=30) as r:
-            return r.status
-    except urllib.error.HTTPError as e:
-        return e.code
 
 
 class CephS3:
@@ -141,88 +111,6 @@ class CephS3:
     def _ceph(self, *args: str, timeout: int = 60) -> subprocess.CompletedProcess:
         return subprocess.run(["ceph", "-c", str(self.conf), "--connect-timeout", "20", *args], capture_output=True, text=True, timeout=timeout)
 
-    def _write_conf(self, fsid: str, ports: dict) -> None:
-        h, t = self.home, self.topology
-        size = min(3, t["osds"])
-        osd_sections = "".join(f"""[osd.{i}]
-osd data = {h}/osd/{i}
-bluestore block path = {h}/{"osd-0.block" if i == 0 else f"blocks/osd-{i}.block"}
-""" for i in range(t["osds"]))
-        gateway_sections = "".join(f"""[client.rgw.{gateway_name(i)}]
-rgw frontends = beast endpoint=127.0.0.1:{port}
-rgw data = {h}/rgw{"" if i == 0 else f"/{gateway_name(i)}"}
-rgw dns name = 127.0.0.1
-ms mon client mode = crc
-auth client required = none
-""" for i, port in enumerate(ports["rgw"]))
-        self.conf.write_text(f"""# written by tierbench services: Ceph on 127.0.0.1, {describe(t)}
-[global]
-fsid = {fsid}
-mon host = v1:127.0.0.1:{ports['mon']}
-public addr = 127.0.0.1
-cluster addr = 127.0.0.1
-ms bind ipv6 = false
-auth cluster required = none
-auth service required = none
-auth client required = none
-ms mon client mode = crc
-run dir = {h}/run
-log file = {h}/logs/$name.log
-admin socket = {h}/run/$name.asok
-pid file = {h}/run/$name.pid
-osd pool default size = {size}
-osd pool default min size = {max(1, size - 1)}
-osd pool default pg num = 8
-osd pool default pgp num = 8
-osd pool default pg autoscale mode = off
-mon allow pool size one = true
-mon allow pool delete = true
-mon warn on pool no redundancy = false
-# harmless on a loopback-only cluster without auth: silenced so that `ceph -s` says HEALTH_OK
-mon warn on insecure global id reclaim allowed = false
-mon warn on msgr2 not enabled = false
-osd crush chooseleaf type = 0
-osd objectstore = bluestore
-mgr initial modules =
-[mon.a]
-mon data = {h}/mon/a
-[mgr.x]
-mgr data = {h}/mgr/x
-[osd]
-bluestore block create = true
-bluestore block size = {BLOCK_SIZE if t["osds"] == 1 else BLOCK_SIZE // 2}
-osd memory target = 939524096
-# the OSD would otherwise place itself in CRUSH at start, a command its monitor client
-# can send before it knows the cluster's fsid ("wrong fsid"); tierbench places it instead
-osd crush update on start = false
-osd class update on start = false
-{osd_sections}{gateway_sections}""")
-
-    def _write_haproxy(self, ports: dict) -> Path:
-        """Round robin over the gateways, health-checked each second (a dead one is out in about 2 s, and a
-        request refused by it is sent to another: retries + redispatch), an admin socket for the studies."""
-        cfg = self.home / "haproxy.cfg"
-        servers = "".join(f"    server {gateway_name(i)} 127.0.0.1:{p} check\n" for i, p in enumerate(ports["rgw"]))
-        cfg.write_text(f"""# written by tierbench services: HAProxy in front of the radosgw instances
-global
-    maxconn 1024
-    stats socket {self.admin_socket} mode 600 level admin
-defaults
-    mode http
-    timeout connect 2s
-    timeout client 300s
-    timeout server 300s
-    retries 3
-    option redispatch
-listen {BACKEND}
-    bind 127.0.0.1:{ports['balancer']}
-    balance roundrobin
-    option httpchk GET /
-    http-check expect status 200
-    default-server inter 1s fall 2 rise 2
-{servers}""")
-        return cfg
-
     def up(self, on_phase=print) -> dict:
         if any(d.pid() for d in self.daemons):
             st = self.status()
@@ -231,42 +119,67 @@ listen {BACKEND}
             raise UserError(f"Ceph in {self.home} is partly running; run `tierbench services down s3` first")
         state = self._state()
         fresh = not state
-        t = self.topology
-        if not fresh:
-            changed = [f"--{k} {v}" for k, v in self.asked.items() if v is not None and str(v) != str(state["topology"].get(k))]
-            if changed:
-                raise UserError(f"the S3 service in {self.home} was created as {describe(state['topology'])}; "
-                                f"{', '.join(changed)} would change that: leave the option out, or give another --dir")
-        ensure_ceph(on_phase, haproxy=t["balancer"] == "haproxy")
-        endpoint_port = (state.get("ports") or {}).get("balancer") or ((state.get("ports") or {}).get("rgw") or [None])[0]
-        if not fresh and self.port and endpoint_port != self.port:
-            raise UserError(f"the S3 service in {self.home} was created with port {endpoint_port}; leave --port out, "
-                            f"or give another --dir for a service on port {self.port}")
-        if fresh and self.port and not port_free(self.port):
-            raise UserError(f"--port {self.port}: 127.0.0.1:{self.port} is in use; choose another port or leave --port out")
+        self._check_as_created(state)
+        ensure_ceph(on_phase, haproxy=self.topology["balancer"] == "haproxy")
+        self._check_port(state)
         if fresh:
-            if self.home.exists() and any(self.home.iterdir()):
-                raise UserError(f"{self.home} is not empty and holds no tierbench S3 service; choose another --dir")
-            haproxy = t["balancer"] == "haproxy"
-            rgw_ports = [free_port() for _ in range(t["gateways"])]
-            if self.port and not haproxy:
-                rgw_ports[0] = self.port
-            state = {"fsid": str(uuid.uuid4()), "osd_uuids": [str(uuid.uuid4()) for _ in range(t["osds"])], "topology": t,
-                     "ports": {"mon": free_port(), "rgw": rgw_ports, "balancer": (self.port or free_port()) if haproxy else None}}
-            for d in ("run", "logs", "mon/a", "mgr/x", "rgw", "blocks", *(f"osd/{i}" for i in range(t["osds"])),
-                      *(f"rgw/{gateway_name(i)}" for i in range(1, t["gateways"]))):
-                (self.home / d).mkdir(parents=True, exist_ok=True)
-            self._write_conf(state["fsid"], state["ports"])
-            on_phase("creating the monitor")
-            subprocess.run(["monmaptool", "--create", "--addv", "a", f"[v1:127.0.0.1:{state['ports']['mon']}]", "--fsid", state["fsid"],
-                            str(self.home / "monmap")], check=True, capture_output=True)
-            self._run(["ceph-mon", "-c", str(self.conf), "--mkfs", "-i", "a", "--monmap", str(self.home / "monmap")], "ceph-mon --mkfs")
+            state = self._create(on_phase)
         on_phase("starting the monitor")
         self.mon.start(["ceph-mon", "-c", str(self.conf), "-i", "a", "-f"])
         self._wait(lambda: self._ceph("mon", "stat", timeout=30).returncode == 0, "the monitor", 60)
         on_phase("starting the manager")
         self.mgr.start(["ceph-mgr", "-c", str(self.conf), "-i", "x", "-f"])
-        n = t["osds"]
+        self._start_osds(state, fresh, on_phase)
+        if fresh and self.topology["ec"]:
+            self._create_ec_pool(on_phase)
+        direct, endpoint = self._start_gateways(state, on_phase)
+        if fresh:
+            self._create_user_and_bucket(endpoint, on_phase)
+            state["bucket"] = self.bucket
+        state.update(endpoint=endpoint, gateways=direct, balancer_admin=str(self.admin_socket) if self.balancer else None)
+        self.state_file.write_text(json.dumps(state))
+        return self.status()
+
+    def _check_as_created(self, state: dict) -> None:
+        """An option that would change what was created is refused: a later `up` restarts exactly that."""
+        if not state:
+            return
+        changed = [f"--{k} {v}" for k, v in self.asked.items() if v is not None and str(v) != str(state["topology"].get(k))]
+        if changed:
+            raise UserError(f"the S3 service in {self.home} was created as {describe(state['topology'])}; "
+                            f"{', '.join(changed)} would change that: leave the option out, or give another --dir")
+
+    def _check_port(self, state: dict) -> None:
+        endpoint_port = (state.get("ports") or {}).get("balancer") or ((state.get("ports") or {}).get("rgw") or [None])[0]
+        if state and self.port and endpoint_port != self.port:
+            raise UserError(f"the S3 service in {self.home} was created with port {endpoint_port}; leave --port out, "
+                            f"or give another --dir for a service on port {self.port}")
+        if not state and self.port and not port_free(self.port):
+            raise UserError(f"--port {self.port}: 127.0.0.1:{self.port} is in use; choose another port or leave --port out")
+
+    def _create(self, on_phase) -> dict:
+        """A new service: its directories, ports, ceph.conf and the monitor's store; returns what service.json keeps."""
+        t = self.topology
+        if self.home.exists() and any(self.home.iterdir()):
+            raise UserError(f"{self.home} is not empty and holds no tierbench S3 service; choose another --dir")
+        haproxy = t["balancer"] == "haproxy"
+        rgw_ports = [free_port() for _ in range(t["gateways"])]
+        if self.port and not haproxy:
+            rgw_ports[0] = self.port
+        state = {"fsid": str(uuid.uuid4()), "osd_uuids": [str(uuid.uuid4()) for _ in range(t["osds"])], "topology": t,
+                 "ports": {"mon": free_port(), "rgw": rgw_ports, "balancer": (self.port or free_port()) if haproxy else None}}
+        for d in ("run", "logs", "mon/a", "mgr/x", "rgw", "blocks", *(f"osd/{i}" for i in range(t["osds"])),
+                  *(f"rgw/{gateway_name(i)}" for i in range(1, t["gateways"]))):
+            (self.home / d).mkdir(parents=True, exist_ok=True)
+        self.conf.write_text(ceph_conf(self.home, t, state["fsid"], state["ports"]))
+        on_phase("creating the monitor")
+        subprocess.run(["monmaptool", "--create", "--addv", "a", f"[v1:127.0.0.1:{state['ports']['mon']}]", "--fsid", state["fsid"],
+                        str(self.home / "monmap")], check=True, capture_output=True)
+        self._run(["ceph-mon", "-c", str(self.conf), "--mkfs", "-i", "a", "--monmap", str(self.home / "monmap")], "ceph-mon --mkfs")
+        return state
+
+    def _start_osds(self, state: dict, fresh: bool, on_phase) -> None:
+        n = self.topology["osds"]
         if fresh:
             on_phase(f"creating {n} OSD{'s' if n > 1 else ''} (BlueStore on sparse files)")
             for i, osd_uuid in enumerate(state["osd_uuids"]):
@@ -285,15 +198,19 @@ listen {BACKEND}
         for i, osd in enumerate(self.osds):
             osd.start(["ceph-osd", "-c", str(self.conf), "-i", str(i), "-f"])
         self._wait(lambda: f'"num_up_osds":{n}' in self._ceph("osd", "stat", "-f", "json").stdout.replace(" ", ""), "the OSDs", 120)
-        if fresh and t["ec"]:
-            k, m = t["ec"].split("+")
-            on_phase(f"creating the erasure-coded data pool (k={k}, m={m})")
-            self._ceph_until_ok("the erasure-code profile", lambda out: True, "osd", "erasure-code-profile", "set", "tierbench",
-                                f"k={k}", f"m={m}", "crush-failure-domain=osd")
-            # before radosgw first starts: it then puts the buckets' data in this pool (its other pools replicated)
-            self._ceph_until_ok("the data pool", lambda out: True, "osd", "pool", "create", DATA_POOL, "32", "32", "erasure", "tierbench")
-            self._ceph_until_ok("the data pool's application", lambda out: True, "osd", "pool", "application", "enable", DATA_POOL, "rgw")
-        g = t["gateways"]
+
+    def _create_ec_pool(self, on_phase) -> None:
+        k, m = self.topology["ec"].split("+")
+        on_phase(f"creating the erasure-coded data pool (k={k}, m={m})")
+        self._ceph_until_ok("the erasure-code profile", lambda out: True, "osd", "erasure-code-profile", "set", "tierbench",
+                            f"k={k}", f"m={m}", "crush-failure-domain=osd")
+        # before radosgw first starts: it then puts the buckets' data in this pool (its other pools replicated)
+        self._ceph_until_ok("the data pool", lambda out: True, "osd", "pool", "create", DATA_POOL, "32", "32", "erasure", "tierbench")
+        self._ceph_until_ok("the data pool's application", lambda out: True, "osd", "pool", "application", "enable", DATA_POOL, "rgw")
+
+    def _start_gateways(self, state: dict, on_phase) -> tuple[list[str], str]:
+        """The radosgw instances and, when asked, HAProxy in front; returns the gateways' URLs and the endpoint."""
+        g = self.topology["gateways"]
         on_phase(f"starting {g} radosgw instance{'s' if g > 1 else ''}")
         for i, gw in enumerate(self.gateways):
             gw.start(["radosgw", "-c", str(self.conf), "-n", f"client.rgw.{gateway_name(i)}", "-f"])
@@ -303,29 +220,28 @@ listen {BACKEND}
         endpoint = direct[0]
         if self.balancer:
             on_phase("starting HAProxy in front of the gateways (round robin)")
-            cfg = self._write_haproxy(state["ports"])
+            cfg = self.home / "haproxy.cfg"
+            cfg.write_text(haproxy_cfg(self.admin_socket, state["ports"]))
             self._run(["haproxy", "-c", "-q", "-f", str(cfg)], "haproxy -c (the configuration check)")
             self.admin_socket.unlink(missing_ok=True)
             self.balancer.start(["haproxy", "-f", str(cfg), "-db"])
             endpoint = f"http://127.0.0.1:{state['ports']['balancer']}"
             self._wait(lambda: self._http_ok(endpoint) and self.admin_socket.exists(), "HAProxy", 30)
-        if fresh:
-            on_phase("creating the S3 user and bucket")
-            # as client.admin: as one of the gateways' names it would clash with that running gateway's admin socket
-            out = subprocess.run(["radosgw-admin", "-c", str(self.conf), "user", "create", "--uid", "tierbench",
-                                  "--display-name", "tierbench"], capture_output=True, text=True)
-            if out.returncode != 0:
-                raise UserError(f"radosgw-admin user create failed: {out.stderr.strip()[-300:]}")
-            keys = json.loads(out.stdout)["keys"][0]
-            self.credentials_file.write_text(json.dumps({"access_key": keys["access_key"], "secret_key": keys["secret_key"]}))
-            self.credentials_file.chmod(0o600)
-            status = sigv4_request("PUT", f"{endpoint}/{self.bucket}", keys["access_key"], keys["secret_key"])
-            if status not in (200, 409):
-                raise UserError(f"creating bucket {self.bucket} failed: HTTP {status}")
-            state["bucket"] = self.bucket
-        state.update(endpoint=endpoint, gateways=direct, balancer_admin=str(self.admin_socket) if self.balancer else None)
-        self.state_file.write_text(json.dumps(state))
-        return self.status()
+        return direct, endpoint
+
+    def _create_user_and_bucket(self, endpoint: str, on_phase) -> None:
+        on_phase("creating the S3 user and bucket")
+        # as client.admin: as one of the gateways' names it would clash with that running gateway's admin socket
+        out = subprocess.run(["radosgw-admin", "-c", str(self.conf), "user", "create", "--uid", "tierbench",
+                              "--display-name", "tierbench"], capture_output=True, text=True)
+        if out.returncode != 0:
+            raise UserError(f"radosgw-admin user create failed: {out.stderr.strip()[-300:]}")
+        keys = json.loads(out.stdout)["keys"][0]
+        self.credentials_file.write_text(json.dumps({"access_key": keys["access_key"], "secret_key": keys["secret_key"]}))
+        self.credentials_file.chmod(0o600)
+        status = sigv4_request("PUT", f"{endpoint}/{self.bucket}", keys["access_key"], keys["secret_key"])
+        if status not in (200, 409):
+            raise UserError(f"creating bucket {self.bucket} failed: HTTP {status}")
 
     def _ceph_until_ok(self, what: str, done, *args: str, timeout_s: int = 90) -> None:
         """A monitor command that is idempotent, retried for a while: a monitor that has just started (with the
@@ -411,41 +327,6 @@ listen {BACKEND}
         made = f"{describe(st['topology'])}; " if st.get("endpoint") else ""  # (nothing to describe before it is created)
         return (f"s3: {state}; endpoint {st.get('endpoint') or '-'}, bucket {st.get('bucket') or '-'}; {made}dir {st['dir']}",
                 bool(st["ready"]))
-
-
-def gateway_name(i: int) -> str:
-    """radosgw instance i's name (client.rgw.NAME) and HAProxy's name for it; the first is the single-gateway service's."""
-    return "gw" if i == 0 else f"gw{i + 1}"
-
-
-def topology(created: dict, asked: dict) -> dict:
-    """What the service is: as created (service.json), else as asked, else one OSD, one gateway, no balancer.
-    Checked here so that a wrong option is one line before anything starts."""
-    t = {"osds": 1, "gateways": 1, "ec": None, "balancer": "none", **created}
-    if not created:
-        t.update({k: v for k, v in asked.items() if v is not None})
-    osds, gateways, ec, balancer = t["osds"], t["gateways"], t["ec"], t["balancer"]
-    if not isinstance(osds, int) or not 1 <= osds <= 16:
-        raise UserError(f"--osds: 1 to 16 OSDs on this machine, got {osds}")
-    if not isinstance(gateways, int) or not 1 <= gateways <= 16:
-        raise UserError(f"--gateways: 1 to 16 radosgw instances, got {gateways}")
-    if balancer not in BALANCERS:
-        raise UserError(f"--balancer: one of {', '.join(BALANCERS)}, got {balancer!r}")
-    if ec is not None:
-        parts = str(ec).split("+")
-        if len(parts) != 2 or not all(p.isdigit() for p in parts) or int(parts[0]) < 2 or int(parts[1]) < 1:
-            raise UserError(f"--ec: K+M with K >= 2 data and M >= 1 coding chunks, such as 3+2; got {ec!r}")
-        if int(parts[0]) + int(parts[1]) > osds:
-            raise UserError(f"--ec {ec}: each object's {int(parts[0]) + int(parts[1])} chunks go to different OSDs, "
-                            f"so at least {int(parts[0]) + int(parts[1])} are needed: add --osds {int(parts[0]) + int(parts[1])}")
-    return t
-
-
-def describe(t: dict) -> str:
-    osds, g = t["osds"], t["gateways"]
-    pool = f"erasure-coded data pool {t['ec']}" if t["ec"] else f"replicated pools of size {min(3, osds)}"
-    front = ", round robin behind HAProxy" if t["balancer"] == "haproxy" else ""
-    return f"{osds} OSD{'s' if osds > 1 else ''}, {pool}, {g} gateway{'s' if g > 1 else ''}{front}"
 
 
 SERVICE = CephS3
