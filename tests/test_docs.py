@@ -47,7 +47,8 @@ def _dict_keys(d: ast.Dict, constants: dict[str, str], where: str) -> set[str]:
 
 
 def _study_keys_written() -> dict[str, str]:
-    """key -> where: the keys src/ writes into study.json, by ResultsDir.create(study={...}) and update_study(...)."""
+    """key -> where: the keys src/ writes into study.json, by ResultsDir.create(study={...}) and update_study(...), and
+    the derived outputs it writes beside it (save_derived)."""
     written = {"schema_version": "store/results.py (ResultsDir.create)"}
     for path in sorted(SRC.rglob("*.py")):
         tree = ast.parse(path.read_text())
@@ -59,6 +60,8 @@ def _study_keys_written() -> dict[str, str]:
                 for kw in node.keywords:
                     keys = {kw.arg} if kw.arg else _dict_keys(kw.value, constants, f"{where}:{node.lineno}")
                     written |= {k: f"{where}:{node.lineno}" for k in keys}
+            elif node.func.attr == "save_derived" and node.args and isinstance(node.args[0], ast.Constant):
+                written[node.args[0].value] = f"{where}:{node.lineno}"  # a derived output: a file of its own
             elif node.func.attr == "create":
                 for kw in node.keywords:
                     if kw.arg == "study" and isinstance(kw.value, ast.Dict):
