@@ -2,27 +2,16 @@
 instance) is discovered, listed in its module's ORDER. Adding a storage type is adding such a module; nothing
 else lists storage types."""
 
-import importlib
-import pkgutil
 from pathlib import Path
 
+from ..discovery import by_name, declared
 from ..errors import SpecError
 from . import kinds
 from .types import DEFAULT_TYPE, StorageType
 
 
 def _discover() -> dict[str, StorageType]:
-    modules = []
-    for info in pkgutil.iter_modules(kinds.__path__):
-        mod = importlib.import_module(f"{kinds.__name__}.{info.name}")
-        if isinstance(getattr(mod, "STORAGE_TYPE", None), StorageType):
-            modules.append(mod)
-    found: dict[str, StorageType] = {}
-    for mod in sorted(modules, key=lambda m: (getattr(m, "ORDER", 1000), m.__name__)):
-        if mod.STORAGE_TYPE.name in found:
-            raise ValueError(f"storage type {mod.STORAGE_TYPE.name} is defined twice ({mod.__name__})")
-        found[mod.STORAGE_TYPE.name] = mod.STORAGE_TYPE
-    return found
+    return by_name("storage type", declared(kinds.__name__, "STORAGE_TYPE", lambda t: isinstance(t, StorageType)))
 
 
 STORAGE_TYPES: dict[str, StorageType] = _discover()

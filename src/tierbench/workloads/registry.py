@@ -2,25 +2,13 @@
 instances) is discovered and its workloads listed, families in their modules' ORDER. Adding a workload is
 adding such a module (plus its Java job where the Spark engine needs one); nothing else lists workloads."""
 
-import importlib
-import pkgutil
-
+from ..discovery import by_name, declared
 from .base import Measurement, Workload
 
 
 def _discover() -> dict[str, Workload]:
-    modules = []
-    for info in pkgutil.iter_modules(importlib.import_module(__package__).__path__):
-        mod = importlib.import_module(f"{__package__}.{info.name}")
-        if isinstance(getattr(mod, "WORKLOADS", None), tuple):
-            modules.append(mod)
-    found: dict[str, Workload] = {}
-    for mod in sorted(modules, key=lambda m: (getattr(m, "ORDER", 1000), m.__name__)):
-        for w in mod.WORKLOADS:
-            if w.name in found:
-                raise ValueError(f"workload {w.name} is defined twice ({mod.__name__})")
-            found[w.name] = w
-    return found
+    families = declared(__package__, "WORKLOADS", lambda w: isinstance(w, tuple))
+    return by_name("workload", [(module, w) for module, family in families for w in family])
 
 
 WORKLOADS: dict[str, Workload] = _discover()
