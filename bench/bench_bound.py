@@ -126,7 +126,7 @@ def measure(args, root: Path, sizes: list[int], peers_at: int | None) -> int:
     spark, jobs = spark_session("bench-bound", root, args.driver_memory, "local[*]", **conf)
     tb = lambda job, **p: timed_job(spark, jobs, job, **p)
     uri = lambda name: (root / name).as_uri()
-    tb("teragen", rows=100_000, tasks=2, output=[uri("warm")])  # a warm JVM, as a study's (warmup.py)
+    tb("teragen", rows=100_000, tasks=2, output=[uri("warm")])  # a warm JVM, as a study's (study/warmup.py)
     tb("terasort", input=[uri("warm")], output=[uri("warm-s")])
     curve = []
     print(f"\n{'size':>8} {'TeraGen s':>10} {'TeraSort s':>11} {'s per GB':>9} {'shuffle':>9} {'bound s':>8} {'sort / bound':>13} "

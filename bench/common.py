@@ -134,7 +134,7 @@ def run_on_emulated_device(script: str, profile: str, size_bytes: int, argv: lis
 
 def run_main(main) -> int:
     """A bench's main, on a VM with free page reporting off for its run and set back after (as root, where it is on:
-    tierbench/host_memory.py): otherwise each page a JVM or the page cache takes anew is a host fault too, a cost of
+    tierbench/study/host_memory.py): otherwise each page a JVM or the page cache takes anew is a host fault too, a cost of
     the VM that grows faster than the data. TIERBENCH_VM_AS_IS=1 leaves the VM as it is."""
     from tierbench.study.host_memory import freed_pages_kept
 
