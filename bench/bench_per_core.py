@@ -25,6 +25,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from common import fio, run_main  # noqa: E402
 
 from tierbench.analysis.stats import engine_cores  # noqa: E402
+from tierbench.store import StoredRun  # noqa: E402
 from tierbench.units import parse_size  # noqa: E402
 
 GOAL_MB_S_PER_CORE = 150
@@ -102,7 +103,7 @@ def main() -> int:
         if not runs or None in tp:
             continue
         mb_s = statistics.median(tp)
-        per_core = statistics.median(t / engine_cores(r) for t, r in zip(tp, runs))
+        per_core = statistics.median(t / engine_cores(StoredRun.from_dict(r)) for t, r in zip(tp, runs))
         print(f"{wl:14s} {mb_s:8.0f} {per_core:14.0f}   {'met' if per_core >= GOAL_MB_S_PER_CORE else 'NOT met'}")
     return 0
 

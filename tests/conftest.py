@@ -264,3 +264,21 @@ def daemon_pid(pid_file) -> int:
     import json
 
     return int(json.loads(Path(pid_file).read_text())["pid"])
+
+
+def as_run(record):
+    """A record dict as analysis/ and report/ read runs (store.StoredRun, made by the store's StoredRun.from_dict). A
+    hand-made record holds only what the tested code reads: the fields every stored record has get neutral values
+    (variant and configuration each other's, as record.upgrade gives them). A StoredRun is returned as it is."""
+    from tierbench.store import StoredRun
+
+    if isinstance(record, StoredRun):
+        return record
+    r = {"run_key": "", "status": "", "workload": "", "label": "", "repeat": 0, "metrics": {}, "details": {}} | record
+    r.setdefault("variant", r.get("config"))
+    r.setdefault("config", r["variant"])
+    return StoredRun.from_dict(r)
+
+
+def as_runs(records) -> list:
+    return [as_run(r) for r in records]

@@ -9,7 +9,7 @@ from importlib import resources
 
 import pytest
 
-from conftest import write_spec
+from conftest import as_run, as_runs, write_spec
 from tierbench.analysis.cost import cost_per_job, published_rounding, wear_for, workload_cost
 from tierbench.analysis.reference import recompute
 from tierbench.errors import SpecError, UserError
@@ -156,11 +156,13 @@ def test_report_has_cost_section_with_example_label(tmp_path):
 
 
 def test_target_size_extrapolates_linearly_and_says_so(tmp_path):
-    from tierbench.analysis.cost import job_bytes, study_costs
+    from tierbench.analysis.cost import job_bytes as job_bytes_of_run, study_costs
     from tierbench.analysis.stats import analyse
     from tierbench.analysis.stats import runs_for_analysis as _runs_for_analysis
     from tierbench.report.build import build_report
-    from tierbench.store import ResultsDir
+    from tierbench.store import ResultsDir, StoredStudy
+
+    job_bytes = lambda record: job_bytes_of_run(as_run(record))  # noqa: E731 (a record dict, as the test reads it)
 
     d = tmp_path / "results"
     shutil.copytree(Path(__file__).parent / "fixtures" / "quickstart-results", d)
@@ -169,17 +171,17 @@ def test_target_size_extrapolates_linearly_and_says_so(tmp_path):
     cost = parse_spec(raw, "quickstart", base_dir=tmp_path).to_dict()["cost"]
     assert cost["target_bytes"] == 1 << 40
     study, records = ResultsDir(d).study(), ResultsDir(d).records()
-    runs = _runs_for_analysis(records)
+    runs = _runs_for_analysis(as_runs(records))
     an = analyse(runs, "single", ["single", "split"], [w["label"] for w in study["spec"]["workloads"]])
     costs = {(c.config, c.workload): c for c in study_costs(cost, an, runs, {"single": "single", "split": "split"})}
     c = costs[("split", "terasort")]
-    one = next(r for r in runs if r["label"] == "terasort" and r["status"] == "ok")
+    one = next(r for r in runs if r.label == "terasort" and r.status == "ok").as_record_dict()
     assert c.job_bytes == job_bytes(one) == one["metrics"]["data_mb"] * 2**20
     f = (1 << 40) / c.job_bytes
     assert c.at_target.base.runtime_s == pytest.approx(c.base.runtime_s * f)
     assert c.at_target.usd_per_job_total > c.usd_per_job_total * f * 0.99  # the price is spread over fewer, longer jobs
     study["spec"]["cost"] = cost
-    md = "\n".join(str(b) for b in build_report(study, records).walk())
+    md = "\n".join(str(b) for b in build_report(StoredStudy.from_dicts(d, study, records)).walk())
     assert "at target_size = 1 TB: a linear extrapolation" in md and "scaled-down" not in md
     bad = dict(raw["cost"], target_size="lots")
     with pytest.raises(SpecError, match="cost.target_size"):
@@ -187,7 +189,9 @@ def test_target_size_extrapolates_linearly_and_says_so(tmp_path):
 
 
 def test_wear_uses_the_sampled_device_writes_when_there_are_samples():
-    from tierbench.analysis.cost import bytes_written_sampled
+    from tierbench.analysis.cost import bytes_written_sampled as bytes_written_sampled_of_run
+
+    bytes_written_sampled = lambda record, smap: bytes_written_sampled_of_run(as_run(record), smap)  # noqa: E731
 
     rec = {"storage": {"data": ["/d"], "intermediate": ["/i"]},
            "samples": {"devices": {"sda": {"wr_bytes": [10, 20, 5]}, "sdb": {"wr_bytes": [100, 0, 0]}}}}

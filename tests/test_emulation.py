@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import TERA_64MB, can_emulate_or_skip, one_error_line, tierbench, write_spec
+from conftest import TERA_64MB, as_runs, can_emulate_or_skip, one_error_line, tierbench, write_spec
 from tierbench.errors import SpecError
 from tierbench.spec import parse_spec
 from tierbench.storage import emulation
@@ -176,7 +176,7 @@ def test_the_hybrid_beats_all_hdd_on_terasort_and_not_on_teragen(tmp_path):
     from tierbench.store import ResultsDir
 
     runs = ResultsDir(tmp_path / "r").records()
-    an = analyse(runs, "hdd", ["hdd", "hybrid"], ["teragen", "terasort"])
+    an = analyse(as_runs(runs), "hdd", ["hdd", "hybrid"], ["teragen", "terasort"])
     c = {x.workload: x for x in an.comparisons}
     assert c["terasort"].ratio < 1 and c["terasort"].p_value < 0.05, c["terasort"]
     assert not (c["teragen"].ratio < 1 and c["teragen"].p_value < 0.05), c["teragen"]

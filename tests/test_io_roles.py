@@ -8,7 +8,9 @@ from pathlib import Path
 import pytest
 
 from tierbench.analysis.cost import bytes_written_model
-from tierbench.analysis.observation import MIN_MB, observe
+from conftest import as_run
+from tierbench.analysis.observation import MIN_MB
+from tierbench.analysis.observation import observe as _observe
 from tierbench.store.record import SCHEMA_VERSION, io_of, upgrade
 from tierbench.workloads import WORKLOADS, measure
 
@@ -32,6 +34,11 @@ def record(workload: str, device_read_mb: float = 0.0, written_mb: float = 0.0, 
             col.append(0.0)
     return {"run_key": f"r1/a/{workload}", "workload": workload, "samples": samples, "page_cache_dropped": True,
             "storage": {"data": ["/d"], "intermediate": ["/d"]}, "metrics": m.metrics, "details": {"phases": []}}
+
+
+
+def observe(rec, *args, **kwargs):
+    return _observe(as_run(rec), *args, **kwargs)  # (the records here are dicts: the analysis reads StoredRuns)
 
 
 READERS = sorted(w for w, wl in WORKLOADS.items() if wl.io.input)

@@ -111,6 +111,7 @@ def test_sql_results_compare_as_multisets_with_a_tolerance():
 
 def test_a_large_study_lists_significant_findings_and_counts_the_rest():
     """Many variants x workloads (a sweep makes them quickly): the findings stay readable."""
+    from conftest import as_runs
     from tierbench.analysis.stats import analyse
     from tierbench.analysis.caveats import summarised_warnings as _warnings
     from tierbench.report.sections.findings import headline as _headline
@@ -121,7 +122,7 @@ def test_a_large_study_lists_significant_findings_and_counts_the_rest():
         for w in workloads:
             for k, wall in enumerate((10.0, 13.0, 7.0) if i < 4 else (30.0, 30.5, 29.5)):  # c4 is clearly slower
                 recs.append({"status": "ok", "variant": c, "config": c, "label": w, "wall_s": wall, "metrics": {}})
-    an = analyse(recs, "c0", configs, workloads)
+    an = analyse(as_runs(recs), "c0", configs, workloads)
     lines = _headline(an)
     assert [l.split(":")[0] for l in lines[:4]] == [f"c4 on w{j}" for j in range(4)]  # the significant ones, each
     assert lines[4].startswith("12 other differences from c0 are not significant") and len(lines) == 5

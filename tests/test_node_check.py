@@ -161,7 +161,7 @@ def test_a_study_stores_its_node_check_and_the_report_shows_it(tmp_path):
     from test_lifecycle import JOB_RESULTS, run_study
     from tierbench.engines.fake import FakeEngine
     from tierbench.report.build import StudyResults
-    from tierbench.store import ResultsDir
+    from tierbench.store import ResultsDir, StoredStudy
 
     run_study(tmp_path, FakeEngine(JOB_RESULTS), workloads='[[workloads]]\nname = "teragen"\nsize = "1MB"\n')
     study = ResultsDir(tmp_path / "results").study()
@@ -172,7 +172,7 @@ def test_a_study_stores_its_node_check_and_the_report_shows_it(tmp_path):
     # what the report makes of it (a stored check with a relatime data mount and a misaligned partition)
     study["node_check"] = {"checks": [c.to_dict() for c in check_node("n1", {**GOOD, "dirs": [{**GOOD["dirs"][0],
                            "options": "rw,relatime", "start_sector": "63"}]}, True)], "summary": {"pass": 8, "warn": 1, "fail": 1, "n/a": 0}}
-    doc = StudyResults(study, ResultsDir(tmp_path / "results").records()).document
+    doc = StudyResults(StoredStudy.from_dicts(tmp_path / "results", study, ResultsDir(tmp_path / "results").records())).document
     findings = next(s for s in doc.sections if s.title == "Findings")
     line = next(b.text for b in findings.blocks if getattr(b, "text", "").startswith("node check"))
     assert "1 fail, 1 warn" in line and "noatime (warn)" in line and "4K partition alignment (fail)" in line

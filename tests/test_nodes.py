@@ -5,6 +5,7 @@ import os
 import time
 from pathlib import Path
 
+from conftest import as_run, as_runs
 from tierbench.analysis import nodes as an
 from tierbench.sampling.devices import device_of
 from tierbench.sampling.nodes import NodeLog
@@ -82,7 +83,7 @@ def _record(tmp_path) -> dict:
 
 def test_per_node_rows_the_cluster_total_and_the_slowest_node(tmp_path):
     rec = _record(tmp_path)
-    rows = an.node_rows(rec)
+    rows = an.node_rows(as_run(rec))
     by = {r["node"]: r for r in rows if r["phase"] != "writeback after the job"}
     assert by["b"]["write_mb"] >= 24 and by["a"]["write_mb"] >= 4
     assert by["a"]["shuffle_write_mb"] == 3 and by["b"]["shuffle_write_mb"] == 5  # the engine's bytes per host
@@ -90,7 +91,7 @@ def test_per_node_rows_the_cluster_total_and_the_slowest_node(tmp_path):
     first = next(iter(total.values()))
     assert first["node"] == "all 2 nodes" and first["shuffle_write_mb"] == 8
     assert abs(sum(t["write_mb"] for t in total.values()) - sum(r["write_mb"] for r in rows)) < 1e-9
-    observed = an.observed_nodes([rec])
+    observed = an.observed_nodes(as_runs([rec]))
     assert observed["a"]["dropped"] == 1 and observed["b"]["dropped"] == 0 and observed["b"]["drop_errors"] == {"not root"}
 
 
@@ -139,6 +140,6 @@ def test_a_fresh_applications_agents_are_awaited_until_the_clusters_every_execut
 def test_a_run_whose_node_agent_was_lost_is_not_counted_as_observed_and_says_why(tmp_path):
     rec = _record(tmp_path)
     rec["nodes"]["b"]["lost"] = "agent or connection ended (ssh exit code 255): Connection reset"
-    observed = an.observed_nodes([rec, _record(tmp_path)])
+    observed = an.observed_nodes(as_runs([rec, _record(tmp_path)]))
     assert observed["a"]["runs"] == 2 and observed["a"]["lost"] == set()
     assert observed["b"]["runs"] == 1 and observed["b"]["lost"] == {rec["nodes"]["b"]["lost"]}

@@ -7,11 +7,15 @@ import shutil
 
 import pytest
 
-from conftest import write_spec
-from tierbench.analysis.observation import observe
+from conftest import as_run, write_spec
+from tierbench.analysis.observation import observe as _observe
 from tierbench.sampling.devices import device_of, storage_map
 from tierbench.sampling.phases import WRITEBACK, io_profile, label_samples
 from tierbench.sampling.sampler import Sampler
+
+
+def observe(rec, *args, **kwargs):
+    return _observe(as_run(rec), *args, **kwargs)  # (the records here are dicts: the analysis reads StoredRuns)
 
 
 def test_sampler_counts_the_bytes_written_to_the_device(tmp_path):
@@ -146,7 +150,9 @@ partitions = 2
 def test_a_remote_store_is_not_said_to_lack_a_block_device():
     """HDFS and S3 keep their data on the store's servers: their runs have no local data device by design, and
     the report must not warn that reads cannot be checked; a local dir without a device still is warned of."""
-    from tierbench.analysis.observation import _read_note
+    from tierbench.analysis.observation import _read_note as read_note_of_run
+
+    _read_note = lambda rec, *args: read_note_of_run(as_run(rec), *args)  # noqa: E731 (the records here are dicts)
 
     assert _read_note({"storage": {"type": "s3"}}, [], [], 64.0) is None
     assert _read_note({"storage": {"type": "hdfs"}}, [], [], 64.0) is None

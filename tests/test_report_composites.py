@@ -23,8 +23,8 @@ def quickstart(tmp_path, **spec_extra) -> StudyResults:
     shutil.copytree(FIXTURES / "quickstart-results", d)
     sr = StudyResults.load(d)
     raw = tomllib.loads(resources.files("tierbench.spec").joinpath("quickstart.toml").read_text())
-    sr.study["spec"]["cost"] = parse_spec(raw, "quickstart", base_dir=tmp_path).to_dict()["cost"]
-    sr.study["spec"].update(spec_extra)
+    sr.stored.study.spec["cost"] = parse_spec(raw, "quickstart", base_dir=tmp_path).to_dict()["cost"]
+    sr.stored.study.spec.update(spec_extra)
     return sr
 
 
@@ -38,7 +38,7 @@ def table_of(sec):
 
 def test_tera_pipeline_by_default_totals_each_repeat(tmp_path):
     sr = quickstart(tmp_path)
-    assert "pipelines" not in sr.study["spec"]  # recorded before pipelines existed: the default applies
+    assert "pipelines" not in sr.stored.study.spec  # recorded before pipelines existed: the default applies
     sec = section(sr.document, "Pipelines")
     rows = {r[1]: r for r in table_of(sec).rows}
     assert set(rows) == {"single", "split"} and rows["single"][0] == "teragen+terasort+teravalidate"

@@ -225,12 +225,15 @@ def test_report_imports_nothing_of_execution():
 
 
 def test_summary_shows_mb_s_per_core_of_the_engines_cores(plain):
-    from tierbench.analysis.stats import engine_cores
+    from conftest import as_run
+    from tierbench.analysis.stats import engine_cores as engine_cores_of_run
     from tierbench.report.build import build_report, load_study
 
-    study, records = load_study(plain)
+    engine_cores = lambda record: engine_cores_of_run(as_run(record))  # noqa: E731 (hand-made records below: dicts)
+    stored = load_study(plain)
+    records = stored.runs
     assert {engine_cores(r) for r in records} == {2}  # the quickstart runs local[2]
-    table = next(b for s in build_report(study, records).sections if s.title.startswith("Summary")
+    table = next(b for s in build_report(stored).sections if s.title.startswith("Summary")
                  for b in s.blocks if isinstance(b, Table))
     tp, per_core = table.head.index("throughput MB/s (median)"), table.head.index("MB/s per core (median)")
     shown = [(float(row[tp]), float(row[per_core])) for row in table.rows if row[tp] != "–"]
@@ -246,10 +249,12 @@ def test_summary_shows_mb_s_per_core_of_the_engines_cores(plain):
 def test_environment_says_how_the_engines_applications_lived(plain):
     from tierbench.report.build import build_report, load_study
 
-    study, records = load_study(plain)
-    study["engine_applications"] = {"spark": {"keep_alive_memory": 6 << 30, "started": 2, "resumed": 2}}
-    first = next(r for r in records if r["run_key"] == "r1/single/dfsio-write")
-    first["details"]["warm_up"] = {"s": 2.5, "passes": 2, "workloads": ["dfsio-write"]}
-    env = next(b for s in build_report(study, records).sections if s.title == "Environment" for b in s.blocks if isinstance(b, Table))
+    from dataclasses import replace
+
+    stored = load_study(plain)
+    stored = replace(stored, study=replace(stored.study, engine_applications={"spark": {"keep_alive_memory": 6 << 30, "started": 2, "resumed": 2}}))
+    first = next(r for r in stored.runs if r.run_key == "r1/single/dfsio-write")
+    first.details["warm_up"] = {"s": 2.5, "passes": 2, "workloads": ["dfsio-write"]}
+    env = next(b for s in build_report(stored).sections if s.title == "Environment" for b in s.blocks if isinstance(b, Table))
     row = next(r for r in env.rows if r[0] == "engine spark applications")
     assert "2 started" in row[1] and "median 2.5 s" in row[1] and "2 resumed" in row[1] and "6 GB" in row[1], row

@@ -137,7 +137,7 @@ def test_cost_comparisons_are_one_table_not_a_sentence_each(tmp_path):
     from importlib import resources
 
     raw = tomllib.loads(resources.files("tierbench.spec").joinpath("quickstart.toml").read_text())
-    sr.study["spec"]["cost"] = parse_spec(raw, "quickstart", base_dir=tmp_path).to_dict()["cost"]
+    sr.stored.study.spec["cost"] = parse_spec(raw, "quickstart", base_dir=tmp_path).to_dict()["cost"]
     cost = next(s for s in sr.document.all_sections() if s.title == "Cost per job")
     assert not any(isinstance(b, Bullets) for b in cost.blocks)
     table = next(t for t in cost.blocks if getattr(t, "head", [None])[0] == "configuration")

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 from matplotlib import image
 
+from conftest import as_runs
 from tierbench.analysis.stats import analyse, compare, summarize
 from tierbench.report import render_report
 
@@ -50,7 +51,7 @@ def test_stats_on_real_results(results):
     import json
 
     runs = [json.loads(l) for l in (results / "runs.jsonl").read_text().splitlines()]
-    an = analyse(runs, "single", ["single", "split"], ["dfsio-write", "dfsio-read", "teragen", "terasort", "teravalidate"])
+    an = analyse(as_runs(runs), "single", ["single", "split"], ["dfsio-write", "dfsio-read", "teragen", "terasort", "teravalidate"])
     s = an.runtime[("single", "terasort")]
     walls = [r["wall_s"] for r in runs if r["config"] == "single" and r["label"] == "terasort"]
     assert s.n == 2 and s.median == pytest.approx(np.median(walls)) and s.min == min(walls)

@@ -75,16 +75,11 @@ def test_predictions_go_to_their_own_file_and_an_older_folders_read_the_same(tmp
     assert ResultsDir(old).load().predictions == ResultsDir(new).load().predictions == out
     assert ResultsDir(old).load().study == ResultsDir(new).load().study
     # (matplotlib names each chart's clip paths at random)
-    reports = [re.sub(r"\b([phm])[0-9a-f]{10}\b", "ID", str(build_report(*_dicts(d)).sections)) for d in (old, new)]
+    reports = [re.sub(r"\b([phm])[0-9a-f]{10}\b", "ID", str(build_report(ResultsDir(d).load(analysed=True)).sections)) for d in (old, new)]
     assert reports[0] == reports[1] and "What-if" in reports[0]
     ResultsDir(old).save_derived("predictions", dict(out, years=5))  # made again: moved out of study.json
     assert "predictions" not in json.loads((old / "study.json").read_text())
     assert ResultsDir(old).load().predictions["years"] == 5
-
-
-def _dicts(d: Path):
-    rd = ResultsDir(d)
-    return rd.study(), rd.records(analysed=True)
 
 
 def test_the_probe_goes_to_probe_json_and_study_json_s_older_copy_wins_until_probed_again(tmp_path):

@@ -316,14 +316,9 @@ def test_a_report_that_cannot_be_written_names_the_file_and_the_os_reason(tmp_pa
 
     monkeypatch.setattr(render, "tempfile", SimpleNamespace(mkstemp=fake_mkstemp_in_a_read_only_folder))
     with pytest.raises(render.ReportNotWritten) as e:  # (an OSError still, for the callers that catch those)
-        EXPORTERS["json"].write(StudyResults(*_loaded(d)), d / "report.json")
+        EXPORTERS["json"].write(StudyResults(ResultsDir(d).load()), d / "report.json")
     assert (e.value.filename, e.value.strerror) == (str(d / "report.json"), "Permission denied")  # the file, not the temporary
     assert sorted(os.listdir(d)) == ["runs.jsonl", "study.json"]
-
-
-def _loaded(d: Path):
-    rd = ResultsDir(d)
-    return rd.study(), rd.records()
 
 
 # -- 4. report.md: the user's text is text -------------------------------------------------------------------------

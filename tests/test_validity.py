@@ -7,8 +7,9 @@ import textwrap
 import tomllib
 from pathlib import Path
 
+from conftest import as_runs
 from tierbench.analysis.stats import Comparison, analyse
-from tierbench.analysis.validity import (durability_lines, placement, planned_sizes, same_device_lines, shared_fs_lines,
+from tierbench.analysis.validity import (durability_lines as durability_lines_of_runs, placement, planned_sizes, same_device_lines, shared_fs_lines,
                                          working_set_lines, working_sets)
 from tierbench.engines.fake import FakeEngine
 from tierbench.report.sections.findings import headline as _headline
@@ -105,6 +106,10 @@ def test_a_shared_path_on_a_local_file_system_is_said_so(tmp_path):
     [line] = shared_fs_lines(s, storage_map(**{f"{tmp_path}/mnt": ("vda", "ext4")}))
     assert "storage nfs" in line and "ext4" in line and "not a network file system" in line
     assert shared_fs_lines(s, storage_map(**{f"{tmp_path}/mnt": (None, "nfs4")})) == []
+
+
+def durability_lines(spec, records):
+    return durability_lines_of_runs(spec, as_runs(records))  # (hand-made record dicts: the analysis reads StoredRuns)
 
 
 def test_durability_lines(tmp_path):

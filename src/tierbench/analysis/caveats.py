@@ -3,6 +3,7 @@ for a reader (many alike become one), and runs after which the storage was degra
 
 from dataclasses import dataclass
 
+from ..store import StoredRun
 from .stats import Analysis, AnalysisWarning
 
 MAX_UNSTABLE = 6  # past this many 'unstable' pairs, one warning names the worst
@@ -48,8 +49,8 @@ class DegradedStorage:
     blocks_written: int
 
 
-def degraded_storage(runs: list[dict]) -> DegradedStorage | None:
-    bad = [(r["run_key"], h) for r in runs for h in [r["details"].get("storage_health") or {}]
+def degraded_storage(runs: list[StoredRun]) -> DegradedStorage | None:
+    bad = [(r.run_key, h) for r in runs for h in [r.details.get("storage_health") or {}]
            if h.get("checked") and (h.get("under_replicated_blocks") or h.get("dead_datanodes"))]
     if not bad:
         return None

@@ -5,6 +5,7 @@ and the intermediate data each node must hold (SanDisk sized its SSDs at about 6
 import statistics
 from dataclasses import dataclass
 
+from ..store import StoredRun
 from .cost import WorkloadCost, job_bytes
 from .stats import Analysis, Summary, runtime_of, summarize, variant_of
 
@@ -27,18 +28,18 @@ class PipelineResult:
         return self.data_bytes / MiB / self.runtime.median if self.data_bytes and self.runtime.median else None
 
 
-def pipelines(an: Analysis, runs: list[dict], specs: list[dict], costs: list[WorkloadCost]) -> list[PipelineResult]:
-    ok = [r for r in runs if r["status"] == "ok"]
+def pipelines(an: Analysis, runs: list[StoredRun], specs: list[dict], costs: list[WorkloadCost]) -> list[PipelineResult]:
+    ok = [r for r in runs if r.status == "ok"]
     cost_of = {(c.config, c.workload): c.usd_per_job_total for c in costs}
     out: list[PipelineResult] = []
     for p in specs:
         members = p["workloads"]
         mine: dict[str, PipelineResult] = {}
         for config in an.configs:
-            by_repeat: dict[int, dict[str, dict]] = {}
+            by_repeat: dict[int, dict[str, StoredRun]] = {}
             for r in ok:
-                if variant_of(r) == config and r["label"] in members:
-                    by_repeat.setdefault(r["repeat"], {})[r["label"]] = r
+                if variant_of(r) == config and r.label in members:
+                    by_repeat.setdefault(r.repeat, {})[r.label] = r
             totals = [sum(runtime_of(rs[m]) for m in members) for rs in by_repeat.values() if len(rs) == len(members)]
             if not totals:
                 continue
@@ -106,10 +107,10 @@ class IntermediatePerNode:
         return self.written_bytes / self.data_set_bytes if self.data_set_bytes else None
 
 
-def _intermediate_written(record: dict) -> tuple[dict[str, float], str]:
+def _intermediate_written(record: StoredRun) -> tuple[dict[str, float], str]:
     """Intermediate bytes written per host: Spark's shuffle writes and spills per executor host when the stages
     carry them, else the whole job's (engine stage totals, or the workload's own count) on one node."""
-    stages = record["details"].get("stages", [])
+    stages = record.details.get("stages", [])
     hosts: dict[str, float] = {}
     for st in stages:
         for host, b in (st.get("hosts") or {}).items():
@@ -119,23 +120,23 @@ def _intermediate_written(record: dict) -> tuple[dict[str, float], str]:
     total = sum((st.get("shuffle_write_bytes") or 0) + (st.get("disk_spill_bytes") or 0) for st in stages)
     if total:
         return {"local": float(total)}, "engine"
-    mb = (record.get("io") or {}).get("intermediate_mb") or 0.0
+    mb = (record.io or {}).get("intermediate_mb") or 0.0
     return ({"local": mb * MiB}, "model") if mb else ({}, "")
 
 
-def intermediate_per_node(an: Analysis, runs: list[dict]) -> list[IntermediatePerNode]:
+def intermediate_per_node(an: Analysis, runs: list[StoredRun]) -> list[IntermediatePerNode]:
     out = []
-    ok = [r for r in runs if r["status"] == "ok"]
+    ok = [r for r in runs if r.status == "ok"]
     for wl in an.workloads:
         for config in an.configs:
-            rs = [r for r in ok if variant_of(r) == config and r["label"] == wl]
+            rs = [r for r in ok if variant_of(r) == config and r.label == wl]
             written = [w for w in (_intermediate_written(r) for r in rs) if w[0]]
             if not written:
                 continue
             totals = [sum(h.values()) for h, _ in written]
             per_node = [max(h.values()) for h, _ in written]
             nodes = max(len(h) for h, _ in written)
-            data_set = statistics.median(((r.get("io") or {}).get("input_mb") or 0.0) * MiB for r in rs)
+            data_set = statistics.median(((r.io or {}).get("input_mb") or 0.0) * MiB for r in rs)
             out.append(IntermediatePerNode(wl, config, data_set, statistics.median(totals), nodes,
                                            statistics.median(per_node), written[0][1]))
     return out

@@ -19,6 +19,7 @@ from decimal import Decimal, ROUND_DOWN, ROUND_HALF_UP
 
 from ..errors import UserError
 from ..spec.cost import TB, ConfigCost, DriveClass
+from ..store import StoredRun
 
 SECONDS_PER_DAY = 86400
 DAYS_PER_YEAR = 365
@@ -142,28 +143,28 @@ def bytes_written_model(workload: str, metrics: dict) -> dict[str, float]:
     return {"data": mb["output"] * (1 << 20), "intermediate": mb["intermediate"] * (1 << 20)}
 
 
-def bytes_written_sampled(record: dict, storage_map: dict) -> dict[str, float] | None:
+def bytes_written_sampled(record: StoredRun, storage_map: dict) -> dict[str, float] | None:
     """Bytes the run's data and intermediate devices took, measured (job and writeback samples), or None.
     A device holding both kinds counts as "data". The machine may be shared: this is an upper bound."""
-    s = record.get("samples")
+    s = record.samples
     dirs = (storage_map or {}).get("dirs", {})
     if not s or not dirs:
         return None
     dev_of = lambda paths: {dirs.get(p, {}).get("device") for p in paths} - {None}
-    data_devs = dev_of(record["storage"]["data"])
-    inter_devs = dev_of(record["storage"]["intermediate"]) - data_devs
+    data_devs = dev_of(record.storage["data"])
+    inter_devs = dev_of(record.storage["intermediate"]) - data_devs
     if not data_devs:
         return None
     total = lambda devs: float(sum(sum(s["devices"][d]["wr_bytes"]) for d in devs if d in s["devices"]))
     return {"data": total(data_devs), "intermediate": total(inter_devs), "separate": bool(inter_devs)}
 
 
-def job_bytes(record: dict) -> float:
+def job_bytes(record: StoredRun) -> float:
     """The data one run moved: the larger of what it read, shuffled and wrote (its IO roles), in bytes."""
     from ..workloads import WORKLOADS
 
-    wl = WORKLOADS.get(record["workload"])
-    return max(wl.io.mb(record["metrics"]).values()) * (1 << 20) if wl else 0.0
+    wl = WORKLOADS.get(record.workload)
+    return max(wl.io.mb(record.metrics).values()) * (1 << 20) if wl else 0.0
 
 
 def cost_from_dict(cost: dict) -> tuple[dict[str, DriveClass], dict[str, ConfigCost]]:
@@ -172,7 +173,7 @@ def cost_from_dict(cost: dict) -> tuple[dict[str, DriveClass], dict[str, ConfigC
     return classes, configs
 
 
-def study_costs(cost: dict, analysis, runs: list[dict], config_of: dict[str, str], storage_map: dict | None = None) -> list[WorkloadCost]:
+def study_costs(cost: dict, analysis, runs: list[StoredRun], config_of: dict[str, str], storage_map: dict | None = None) -> list[WorkloadCost]:
     """Cost figures per (variant, workload) whose storage configuration has a price, from median runtime
     and throughput. `config_of` maps variant -> storage configuration. Bytes written per job (for wear)
     are the sampler's median when runs were sampled, else the workload model's."""
@@ -189,7 +190,7 @@ def study_costs(cost: dict, analysis, runs: list[dict], config_of: dict[str, str
             if s is None:
                 continue
             t = analysis.throughput.get((config, wl))
-            ok = [r for r in runs if r["status"] == "ok" and variant_of(r) == config and r["label"] == wl]
+            ok = [r for r in runs if r.status == "ok" and variant_of(r) == config and r.label == wl]
             sampled = [b for b in (bytes_written_sampled(r, storage_map) for r in ok) if b is not None]
             if cc.intermediate_drive != cc.data_drive and not all(b["separate"] for b in sampled):
                 sampled = []  # the price list has two drive classes but the dirs share one device: measured bytes cannot be split
@@ -197,7 +198,7 @@ def study_costs(cost: dict, analysis, runs: list[dict], config_of: dict[str, str
                 written_kind = {k: float(np.median([b[k] for b in sampled])) for k in ("data", "intermediate")}
                 factor_data, source = 1.0, "sampled"
             else:
-                written_kind = bytes_written_model(ok[0]["workload"], ok[0]["metrics"])
+                written_kind = bytes_written_model(ok[0].workload, ok[0].metrics)
                 factor_data, source = cc.copies, "model"
             written: dict[str, float] = {}
             for kind, drive in (("data", cc.data_drive), ("intermediate", cc.intermediate_drive)):

@@ -2,18 +2,19 @@
 slowest node, and which nodes were observed at all (from the node agents' series in a record's `nodes`)."""
 
 from ..sampling.phases import io_profile, label_samples
+from ..store import StoredRun
 
 MB = 2**20
 
 
-def node_rows(record: dict) -> list[dict]:
+def node_rows(record: StoredRun) -> list[dict]:
     """Per (node, phase): MB read and written on the node's data, intermediate and shuffle devices, IOs and
     average IO size, the busiest device's utilisation, CPU busy %, network MB in and out; and the bytes the
     engine says the node's tasks shuffled (stage metrics by host)."""
     rows = []
-    phases = record.get("details", {}).get("phases", [])
+    phases = record.details.get("phases", [])
     shuffle_by_host = _shuffle_by_host(record)
-    for host, node in sorted((record.get("nodes") or {}).items()):
+    for host, node in sorted((record.nodes or {}).items()):
         s = node.get("samples")
         if not s or not s.get("t_ms"):
             continue
@@ -48,9 +49,9 @@ def _cpu_busy(s: dict, idx: list[int]) -> float:
     return sum(c["user"][i] + c["system"][i] + c["other"][i] for i in idx) / len(idx) if idx else 0.0
 
 
-def _shuffle_by_host(record: dict) -> dict[str, int]:
+def _shuffle_by_host(record: StoredRun) -> dict[str, int]:
     out: dict[str, int] = {}
-    for st in record.get("details", {}).get("stages", []):
+    for st in record.details.get("stages", []):
         for host, b in (st.get("hosts") or {}).items():
             out[host] = out.get(host, 0) + b.get("shuffle_write_bytes", 0)
     return out
@@ -85,14 +86,14 @@ def slowest_node(rows: list[dict]) -> tuple[str, float] | None:
     return host, busy[host]
 
 
-def observed_nodes(runs: list[dict]) -> dict[str, dict]:
+def observed_nodes(runs: list[StoredRun]) -> dict[str, dict]:
     """Every node any run observed: its agent, cores, RAM, where its data, intermediate and shuffle dirs are,
     in how many runs it was observed (a run whose node agent ended mid-way is not, and says why in `lost`) and
     whether its page cache was dropped every time."""
     out: dict[str, dict] = {}
     for r in runs:
-        dropped = r.get("details", {}).get("nodes_page_cache_dropped", {})
-        for host, n in (r.get("nodes") or {}).items():
+        dropped = r.details.get("nodes_page_cache_dropped", {})
+        for host, n in (r.nodes or {}).items():
             o = out.setdefault(host, {"agent": n.get("agent"), "cores": n.get("cores"), "mem_bytes": n.get("mem_bytes"),
                                       "devices": {}, "runs": 0, "dropped": 0, "drop_errors": set(), "lost": set()})
             if n.get("lost"):
@@ -108,5 +109,5 @@ def observed_nodes(runs: list[dict]) -> dict[str, dict]:
     return out
 
 
-def unobserved_nodes(runs: list[dict]) -> set[str]:
-    return {h for r in runs for h in r.get("details", {}).get("nodes_unobserved", [])}
+def unobserved_nodes(runs: list[StoredRun]) -> set[str]:
+    return {h for r in runs for h in r.details.get("nodes_unobserved", [])}

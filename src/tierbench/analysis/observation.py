@@ -3,6 +3,7 @@
 from dataclasses import dataclass, field
 
 from ..sampling.phases import WRITEBACK, io_profile, label_samples, run_character
+from ..store import StoredRun
 from ..workloads import WORKLOADS, IORoles
 from .measures import throughput_of
 
@@ -28,17 +29,17 @@ NO_ROLES = IORoles(None, None, None)
 MIN_MB = 1.0  # below this a job moved too little for the device counters to say anything
 
 
-def io_roles(record: dict) -> IORoles:
+def io_roles(record: StoredRun) -> IORoles:
     """What the run's workload reads and writes (none for a workload this tierbench does not know)."""
-    wl = WORKLOADS.get(record["workload"])
+    wl = WORKLOADS.get(record.workload)
     return wl.io if wl else NO_ROLES
 
 
-def device_roles(record: dict, storage_map: dict) -> dict[str, list[str]]:
+def device_roles(record: StoredRun, storage_map: dict) -> dict[str, list[str]]:
     roles: dict[str, list[str]] = {}
     dirs = storage_map.get("dirs", {})
     for role, key in (("data", "data"), ("intermediate", "intermediate")):
-        for d in record["storage"][key]:
+        for d in record.storage[key]:
             dev = dirs.get(d, {}).get("device")
             if dev and role not in roles.setdefault(dev, []):
                 roles[dev].append(role)
@@ -50,17 +51,17 @@ def device_mb(profile: list[dict], devices, kind: str, writeback: bool = False) 
     return sum(r[kind] for r in profile if r["device"] in devices and (r["phase"] == WRITEBACK) == writeback)
 
 
-def observe(record: dict, storage_map: dict, probe: dict | None, cores: int) -> RunObservation | None:
-    s = record.get("samples")
+def observe(record: StoredRun, storage_map: dict, probe: dict | None, cores: int) -> RunObservation | None:
+    s = record.samples
     if not s or not s.get("t_ms"):
         return None
-    labels = label_samples(s, record["details"].get("phases", []))
+    labels = label_samples(s, record.details.get("phases", []))
     roles = device_roles(record, storage_map)
     profile = io_profile(s, labels, roles)
     character = run_character(profile, cores)
     data_devs = [d for d, r in roles.items() if "data" in r]
     inter_devs = [d for d, r in roles.items() if "intermediate" in r]
-    mb = io_roles(record).mb(record["metrics"])
+    mb = io_roles(record).mb(record.metrics)
     notes = [n for n in (_read_note(record, profile, data_devs, mb["input"]),
                          _write_note(record, profile, sorted(set(data_devs) | set(inter_devs)), mb),
                          _shuffle_note(profile, inter_devs, data_devs, mb)) if n]
@@ -74,17 +75,17 @@ def _read_note(record, profile, data_devs, read_mb) -> str | None:
     if not data_devs:
         from ..storage.types import STORAGE_TYPES
 
-        kind = STORAGE_TYPES.get((record.get("storage") or {}).get("type"))
+        kind = STORAGE_TYPES.get((record.storage or {}).get("type"))
         if kind is not None and kind.remote:
             return None  # the data lives on the store's servers, not in local directories: nothing to check here
         return "no block device behind the data directories (tmpfs, overlay or network): reads cannot be checked against a device"
     dev_read = device_mb(profile, data_devs, "read_mb")
     if dev_read >= CACHE_RATIO * read_mb:
         return None
-    why = "the page cache was dropped before it, so" if record.get("page_cache_dropped") else "the page cache was not dropped:"
+    why = "the page cache was dropped before it, so" if record.page_cache_dropped else "the page cache was not dropped:"
     return (f"served from memory, not the device: the job read {read_mb:.0f} MB, its data device "
             f"read {dev_read:.0f} MB ({why} the figures describe memory, not storage; "
-            + ("run as root or set drop_caches = \"always\")" if not record.get("page_cache_dropped") else "use a data set larger than RAM)"))
+            + ("run as root or set drop_caches = \"always\")" if not record.page_cache_dropped else "use a data set larger than RAM)"))
 
 
 def _write_note(record, profile, devices, mb) -> str | None:
@@ -97,8 +98,8 @@ def _write_note(record, profile, devices, mb) -> str | None:
     if after < CACHE_RATIO * written:
         return None
     during = device_mb(profile, devices, "write_mb")
-    fix = ("set durability = \"durable\" in the spec to time writes to the device" if record.get("durability") != "durable"
-           else "durable mode could not sync them: " + "; ".join(record.get("sync_gaps") or ["see the run's engine settings"]))
+    fix = ("set durability = \"durable\" in the spec to time writes to the device" if record.durability != "durable"
+           else "durable mode could not sync them: " + "; ".join(record.sync_gaps or ["see the run's engine settings"]))
     return (f"writes absorbed by the page cache: the job wrote {written:.0f} MB; its devices took {during:.0f} MB during "
             f"the job and {after:.0f} MB in the writeback after it, outside the run's time ({fix})")
 
@@ -118,7 +119,7 @@ def _shuffle_note(profile, inter_devs, data_devs, mb) -> str | None:
             "fits in RAM, so it measures memory; a larger job would read it from the device)")
 
 
-def efficiency(record: dict, probe: dict | None, data_devs: list[str]) -> tuple[float | None, str]:
+def efficiency(record: StoredRun, probe: dict | None, data_devs: list[str]) -> tuple[float | None, str]:
     """The run's throughput as a fraction of its data devices' fio ceiling (read, write, or the lower of both);
     a JBOD's ceiling is the sum of its drives' (the data set is spread over all of them)."""
     if not probe or not data_devs:

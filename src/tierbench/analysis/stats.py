@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import stats
 
-from ..store import latest_ok
+from ..store import StoredRun
 from .measures import runtime_of, throughput_of, variant_of  # noqa: F401 (the per-run rules, importable from here too)
 
 UNSTABLE_CV = 0.10  # pyperf's threshold: spread >= 10% of the mean
@@ -133,7 +133,7 @@ class Analysis:
     per_core: dict[tuple[str, str], Summary] = field(default_factory=dict)
     comparisons: list[Comparison] = field(default_factory=list)
     warnings: list[AnalysisWarning] = field(default_factory=list)
-    failed: list[dict] = field(default_factory=list)
+    failed: list[StoredRun] = field(default_factory=list)
     # variant -> the variant it is compared with, when not the study's baseline (per_value_baselines)
     baselines: dict[str, str] = field(default_factory=dict)
 
@@ -162,41 +162,41 @@ def per_value_baselines(baseline: str, variants: list[dict], sweeps: list[dict])
             for v in variants}
 
 
-def engine_cores(record: dict) -> int | None:
+def engine_cores(record: StoredRun) -> int | None:
     """The cores the run's engine computed with: local[N] -> N, local[*] -> the machine's; on a cluster,
     executors x cores per executor when the settings say both; else None (unknown)."""
-    conf = record.get("engine_conf") or {}
+    conf = record.engine_conf or {}
     master = conf.get("spark.master", "")
-    machine = (record.get("machine") or {}).get("cpu_cores")
+    machine = (record.machine or {}).get("cpu_cores")
     m = re.match(r"^local(?:\[(\*|\d+)(?:,\d+)?\])?$", master)
     if m:
         return machine if m.group(1) == "*" else int(m.group(1) or 1)
-    if record.get("engine_kind") == "hadoop":  # LocalJobRunner runs this many maps at once (Hadoop's default: 1)
+    if record.engine_kind == "hadoop":  # LocalJobRunner runs this many maps at once (Hadoop's default: 1)
         local = conf.get("mapreduce.framework.name", "local") == "local"
         return int(conf.get("mapreduce.local.map.tasks.maximum", 1)) if local else None
     executors, cores = conf.get("spark.executor.instances"), conf.get("spark.executor.cores")
     return int(executors) * int(cores) if executors and cores and executors.isdigit() and cores.isdigit() else None
 
 
-def runs_for_analysis(records: list[dict]) -> list[dict]:
+def runs_for_analysis(records: list[StoredRun]) -> list[StoredRun]:
     """The runs a study's analysis pools: the latest ok record per run key, plus failures of keys that never succeeded."""
-    ok = latest_ok(records)
-    failed = [r for r in records if r["status"] != "ok" and r["run_key"] not in ok]
+    ok = {r.run_key: r for r in records if r.status == "ok"}  # (the last ok one of each key: as StoredStudy.latest_ok)
+    failed = [r for r in records if r.status != "ok" and r.run_key not in ok]
     return list(ok.values()) + failed
 
 
-def analyse(records: list[dict], baseline: str, configs: list[str], workloads: list[str],
+def analyse(records: list[StoredRun], baseline: str, configs: list[str], workloads: list[str],
             baselines: dict[str, str] | None = None) -> Analysis:
     """`records`: one ok record per run (the latest ok of each key); failed ones are listed, not pooled.
     `configs` are the variants compared (storage configurations, or config@engine); `baselines` maps a variant to
     the one it is compared with when that is not `baseline` (per_value_baselines)."""
     an = Analysis(baseline, configs, workloads, baselines=dict(baselines or {}))
-    ok = [r for r in records if r["status"] == "ok"]
-    an.failed = [r for r in records if r["status"] != "ok"]
+    ok = [r for r in records if r.status == "ok"]
+    an.failed = [r for r in records if r.status != "ok"]
     walls: dict[tuple[str, str], list[float]] = {}
     for config in configs:
         for wl in workloads:
-            runs = [r for r in ok if variant_of(r) == config and r["label"] == wl]
+            runs = [r for r in ok if variant_of(r) == config and r.label == wl]
             if not runs:
                 continue
             w = [runtime_of(r) for r in runs]

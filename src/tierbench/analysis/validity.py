@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from urllib.parse import urlparse
 
 from ..storage.types import is_network_fs, storage_type
+from ..store import StoredRun
 from ..units import format_size, parse_size
 from ..workloads import WORKLOADS
 
@@ -198,12 +199,12 @@ def shared_fs_lines(spec: dict, storage_map: dict) -> list[str]:
     return lines
 
 
-def durability_lines(spec: dict, records: list[dict]) -> list[str]:
+def durability_lines(spec: dict, records: list[StoredRun]) -> list[str]:
     """What the runs' writes were timed to, and what durable mode could not sync."""
     if spec.get("durability", "engine") != "durable":
         return ["durability = \"engine\": the engine's own write semantics; a write counts as done when it is in the "
                 "page cache, so write figures can exceed what the device sustains (durable mode syncs inside the run)"]
-    gaps = sorted({g for r in records for g in r.get("sync_gaps") or ()})
+    gaps = sorted({g for r in records for g in r.sync_gaps or ()})
     return [f"durable mode could not sync every write: {g}" for g in gaps]
 
 

@@ -100,14 +100,13 @@ def profile_run(run: StoredRun, storage_map: dict) -> RunProfile | None:
     if not run.ok or not s or not s.get("t_ms"):
         return None
     labels = label_samples(s, run.details.get("phases", []))
-    as_dict = run.as_record_dict()  # (analysis/ reads records as dicts still)
-    roles = device_roles(as_dict, storage_map)
+    roles = device_roles(run, storage_map)
     rows = io_profile(s, labels, roles)
     cores = run.machine["cpu_cores"]
     stages = _with_job_io(run)
     interval_ms = s["interval_s"] * 1000
     devices = {role: sorted(d for d, r in roles.items() if role in r) for role in ROLES}
-    prof = RunProfile(run.run_key, run.workload, run.label, run.config, run.variant, job_bytes(as_dict), run.wall_s,
+    prof = RunProfile(run.run_key, run.workload, run.label, run.config, run.variant, job_bytes(run), run.wall_s,
                       cores, devices)
     for phase in dict.fromkeys(labels):
         if phase == WRITEBACK:  # durable runs leave ~nothing there; the job's time is what is predicted

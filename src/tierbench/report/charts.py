@@ -9,6 +9,7 @@ import matplotlib.patches  # noqa: E402
 import matplotlib.pyplot as plt  # noqa: E402
 
 from ..analysis.stats import Analysis  # noqa: E402
+from ..store import StoredRun  # noqa: E402
 
 PALETTE = ["#4C72B0", "#DD8452", "#55A868", "#C44E52", "#8172B3", "#937860", "#DA8BC3", "#8C8C8C"]
 MAX_WIDTH_IN = 13  # a figure never grows wider than the page
@@ -273,10 +274,10 @@ def cost_per_job(costs, colors: dict[str, str] | None = None) -> str | None:
     return _finish(fig, ax, len(configs))
 
 
-def timeline(record: dict, labels: list[str], roles: dict, colors: dict[str, str] | None = None) -> str | None:
+def timeline(record: StoredRun, labels: list[str], roles: dict, colors: dict[str, str] | None = None) -> str | None:
     """Device MB/s (read and write, per device) and CPU % over the run, with the phases as bands (colours: the
     report's phase_colors, so a phase looks the same in every timeline)."""
-    s = record.get("samples")
+    s = record.samples
     if not s or not s.get("t_ms"):
         return None
     t0 = (s.get("start_ms") or s["t_ms"][0]) / 1000
@@ -311,7 +312,7 @@ def timeline(record: dict, labels: list[str], roles: dict, colors: dict[str, str
     ax2.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     handles = [matplotlib.patches.Patch(color=colors[p], label=p) for p in phases]
     fig.legend(handles=handles, fontsize=6, loc="upper right", ncol=min(4, len(handles)))
-    fig.suptitle(f"{record['run_key']}", fontsize=9, x=0.02, ha="left")
+    fig.suptitle(f"{record.run_key}", fontsize=9, x=0.02, ha="left")
     fig.subplots_adjust(left=0.09, right=0.78, top=0.88, bottom=0.13, hspace=0.1)  # fixed: tight_layout cost ~0.3 s a chart
     return _svg(fig, tight=False)  # the right margin holds the legends
 

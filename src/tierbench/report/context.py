@@ -1,4 +1,4 @@
-"""What every section of the report is built from, read from study.json and the run records once: the spec's
+"""What every section of the report is built from, read from the stored study (study.json, the runs, the derived outputs) once: the spec's
 variants and workloads, the study's other facts, the runs analysed, the analysis, the costs, each run's observation,
 the chart colours. No section reads study.json itself."""
 
@@ -9,6 +9,7 @@ from ..analysis.cost import study_costs
 from ..analysis.observation import RunObservation, observe
 from ..analysis.stats import Analysis, analyse, per_value_baselines, runs_for_analysis
 from ..analysis.tables import per_run_values, profiled_runs
+from ..store import StoredRun, StoredStudy
 from . import charts
 
 
@@ -27,10 +28,11 @@ class StudyFacts:
     command_line: list[str]
 
     @classmethod
-    def of(cls, study: dict) -> "StudyFacts":
-        return cls(study.get("probe") or {}, study.get("probe_error"), study.get("predictions"), study.get("node_check"),
-                   study.get("emulated") or {}, bool(study.get("emulation_skipped")), study.get("engine_applications") or {},
-                   study.get("tool_version"), study.get("git_commit"), study.get("command_line", []))
+    def of(cls, stored: StoredStudy) -> "StudyFacts":
+        study = stored.study
+        return cls(stored.probe or {}, study.probe_error, stored.predictions, study.node_check, study.emulated or {},
+                   bool(study.emulation_skipped), study.engine_applications or {}, study.tool_version, study.git_commit,
+                   study.command_line)
 
 
 @dataclass(frozen=True)
@@ -41,37 +43,38 @@ class ReportContext:
     configs: list[str]  # the variants' names
     workloads: list[str]  # the workloads' labels
     config_of: dict[str, str]  # variant -> its storage configuration
-    runs: list[dict]  # runs_for_analysis of the records
+    runs: list[StoredRun]  # runs_for_analysis of the stored runs
     analysis: Analysis
     cost: dict | None  # the spec's [cost]
     costs: list  # analysis.cost.WorkloadCost per (config, workload), when the spec prices
     machine: dict
     storage_map: dict
     observations: dict[str, RunObservation | None]  # run_key -> what its samples say (ok runs)
-    profiled: list[dict]  # the runs whose IO profile is drawn
+    profiled: list[StoredRun]  # the runs whose IO profile is drawn
     run_values: dict  # per_run_values: every run's runtime and throughput per pair
     colors: dict  # one colour per variant in every chart
     phase_colors: dict
     now: datetime
 
 
-def build_context(study: dict, records: list[dict], now: datetime | None = None) -> ReportContext:
-    spec = study["spec"]
-    variants = study.get("variants") or [{"name": c["name"], "config": c["name"]} for c in spec["storage"]]
+def build_context(stored: StoredStudy, now: datetime | None = None) -> ReportContext:
+    study = stored.study
+    spec = study.spec
+    variants = study.variants or [{"name": c["name"], "config": c["name"]} for c in spec["storage"]]
     configs = [v["name"] for v in variants]
     workloads = [w["label"] for w in spec["workloads"]]
-    runs = runs_for_analysis(records)
+    runs = runs_for_analysis(list(stored.runs))
     an = analyse(runs, spec["baseline"], configs, workloads,
                  per_value_baselines(spec["baseline"], variants, spec.get("sweeps") or []))
     cost = spec.get("cost")
-    storage_map = study.get("storage_map") or {}
+    storage_map = study.storage_map or {}
     costs = study_costs(cost, an, runs, {v["name"]: v["config"] for v in variants}, storage_map) if cost else []
-    machine = study.get("machine") or {}
+    machine = study.machine or {}
     cores = machine.get("cpu_cores") or 1
-    facts = StudyFacts.of(study)
-    obs = {r["run_key"]: observe(r, storage_map, facts.probe, cores) for r in runs if r["status"] == "ok"}
+    facts = StudyFacts.of(stored)
+    obs = {r.run_key: observe(r, storage_map, facts.probe, cores) for r in runs if r.status == "ok"}
     profiled = profiled_runs(runs, configs, workloads)
-    phases = [p for r in profiled if obs.get(r["run_key"]) for p in obs[r["run_key"]].labels]
+    phases = [p for r in profiled if obs.get(r.run_key) for p in obs[r.run_key].labels]
     return ReportContext(facts, spec, variants, configs, workloads, {v["name"]: v.get("config", v["name"]) for v in variants},
                          runs, an, cost, costs, machine, storage_map, obs, profiled, per_run_values(runs, configs, workloads),
                          charts.series_colors(configs), charts.phase_colors(phases), now or datetime.now(timezone.utc))

@@ -1,7 +1,7 @@
 """Exporters: every output format behind one interface.
 
 An exporter has a name, a file suffix and render(results) -> str, where results is a StudyResults
-(study.json and the run records, and the report document built from them once). HTML and Markdown
+(the stored study, and the report document built from it once). HTML and Markdown
 draw the report document (report/document.py) block by block, so they cannot drift from each other;
 JSON and CSV export the run records. render_report writes report.html and report.md, each atomically.
 """
@@ -266,6 +266,6 @@ def render_report(path, allow_mixed: bool = False) -> tuple[Path, Path]:
     from ..store.pooling import check_pools
 
     rd = ResultsDir(path)
-    results = StudyResults(rd.study(), rd.records(analysed=True))
-    check_pools(runs_for_analysis(results.records), allow_mixed, str(rd.path))
+    results = StudyResults(rd.load(analysed=True))
+    check_pools(runs_for_analysis(list(results.stored.runs)), allow_mixed, str(rd.path))
     return tuple(EXPORTERS[name].write(results, rd.path / f"report{EXPORTERS[name].suffix}") for name in ("html", "md"))

@@ -32,9 +32,9 @@ def _environment(ctx: ReportContext) -> list[list[str]]:
 
 def _engine_rows(ctx: ReportContext, e: dict) -> list[list[str]]:
     """An engine's version and where it ran; its applications when it kept them alive between runs."""
-    ran = next((r for r in ctx.runs if r.get("engine_version") and r.get("engine", e.get("kind")) in (e.get("name"), e.get("kind"))), {})
+    ran = next((r for r in ctx.runs if r.engine_version and (r.engine or e.get("kind")) in (e.get("name"), e.get("kind"))), None)
     where = f"master {e.get('master')}" if e.get("kind", "spark") == "spark" else f"{e.get('mode', 'local')} mode"
-    rows = [[f"engine {e.get('name', e.get('kind'))}", f"{ran.get('engine_version', '–')}, {where}"]]
+    rows = [[f"engine {e.get('name', e.get('kind'))}", f"{ran.engine_version if ran else '–'}, {where}"]]
     name = e.get("name") or e.get("kind")
     lived = ctx.facts.engine_applications.get(name)
     if lived:

@@ -22,7 +22,7 @@ def sections(ctx: ReportContext) -> list[Section]:
     findings.add(*(Notice("warn", line) for line in study_lines(ctx.spec, ctx.machine, ctx.storage_map)
                    + durability_lines(ctx.spec, ctx.runs)))
     findings.add(*(Notice("warn", f"{_where(w)}{w.text}") for w in fold_warnings(summarised_warnings(ctx.analysis))))
-    findings.add(*(Notice("fail", f"{r['run_key']} failed: {r.get('error') or ''}") for r in ctx.analysis.failed))
+    findings.add(*(Notice("fail", f"{r.run_key} failed: {r.error or ''}") for r in ctx.analysis.failed))
     findings.add(*(Notice("warn", line) for line in cache_lines(ctx.observations)))
     findings.add(*(Notice("warn", f"pooled with --allow-mixed: {line}") for line in mixed_pools(ctx.runs)))
     findings.add(*(Notice("warn", line) for line in _storage_health_lines(ctx.runs)))

@@ -30,7 +30,7 @@ def sections(ctx: ReportContext) -> list[Section]:
         per_node = an_nodes.node_rows(r)
         if not per_node:
             continue
-        sub = Section(f"{r['run_key']}: per node", 3)
+        sub = Section(f"{r.run_key}: per node", 3)
         slow = an_nodes.slowest_node(per_node)
         if slow:
             sub.add(Paragraph(f"slowest node: {slow[0]} (its devices busy {slow[1]:.1f} s in all, the most of any node)"))

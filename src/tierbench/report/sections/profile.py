@@ -15,13 +15,13 @@ def sections(ctx: ReportContext) -> list[Section]:
         return []
     sec = Section("IO profile per phase", 2, [Paragraph(
         "Sampled from /proc/diskstats and /proc/stat every "
-        f"{ctx.profiled[0]['samples']['interval_s']:g} s during the first run of each configuration and workload; phases from the "
+        f"{ctx.profiled[0].samples['interval_s']:g} s during the first run of each configuration and workload; phases from the "
         "engine (Spark stages; TeraSort's map, shuffle-fetch and sort-and-write task intervals; Hadoop's task log). "
         "'writeback after the job' is what the job left in the page cache, flushed by a sync() after it. "
         "The machine may be shared: device counters include other processes' IO.", muted=True)])
     for r in ctx.profiled:
-        o = ctx.observations.get(r["run_key"])
-        sub = Section(r["run_key"], 3, aside=o.character if o else "")
+        o = ctx.observations.get(r.run_key)
+        sub = Section(r.run_key, 3, aside=o.character if o else "")
         svg = charts.timeline(r, o.labels, o.roles, ctx.phase_colors) if o else None
         if svg:
             sub.add(Figure(svg, None, "device read and write MB/s and CPU % over the run, phases as bands", kind="timeline"))

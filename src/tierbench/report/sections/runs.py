@@ -13,9 +13,9 @@ def sections(ctx: ReportContext) -> list[Section]:
 
 
 def _key_metrics(r) -> str:
-    wl = WORKLOADS.get(r["workload"])
+    wl = WORKLOADS.get(r.workload)
     names = wl.metrics[:3] if wl else ()
-    return ", ".join(f"{n}={fmt(r['metrics'][n])}" for n in names if n in r.get("metrics", {}))
+    return ", ".join(f"{n}={fmt(r.metrics[n])}" for n in names if n in r.metrics)
 
 
 def _observed(o) -> list[str]:
@@ -26,7 +26,7 @@ def _observed(o) -> list[str]:
 
 def _run_rows(runs, obs) -> list[list[str]]:
     out = []
-    for r in sorted(runs, key=lambda r: r["started_at"] or ""):
-        out.append([r["run_key"], r["status"], fmt(r["wall_s"]), _key_metrics(r), *_observed(obs.get(r["run_key"])),
-                    (r["started_at"] or "")[:19], "yes" if r.get("page_cache_dropped") else "no", r.get("error") or ""])
+    for r in sorted(runs, key=lambda r: r.started_at or ""):
+        out.append([r.run_key, r.status, fmt(r.wall_s), _key_metrics(r), *_observed(obs.get(r.run_key)),
+                    (r.started_at or "")[:19], "yes" if r.page_cache_dropped else "no", r.error or ""])
     return out

@@ -15,6 +15,6 @@ def _storage_rows(spec, runs) -> list[list[str]]:
     for c in spec["storage"]:
         inter = ", ".join(c["intermediate"]) + (f" (each split into {c['split']} dirs)" if c["split"] > 1 else "")
         # what put the intermediate dirs under the engine (records before it was recorded: not said)
-        applied = sorted({r["storage"].get("intermediate_applied") for r in runs if r["config"] == c["name"]} - {None})
+        applied = sorted({r.storage.get("intermediate_applied") for r in runs if r.config == c["name"]} - {None})
         rows.append([c["name"], ", ".join(c["data"]), inter, ", ".join(applied) or "-", c.get("description", "")])
     return rows
