@@ -2,8 +2,8 @@
 tierbench version are not the same experiment. Refused on --resume and in analysis, with a one-line reason,
 unless the user says --allow-mixed.
 
-They read the runs as stored.StoredRun; the runner and the report still hand them records as dicts (read by the same
-loader), which are made into StoredRuns first."""
+They read the runs as stored.StoredRun; the runner's --resume check still hands them dicts (read by the same loader),
+which are made into StoredRuns first."""
 
 from ..errors import UserError
 from .stored import StoredRun, StudyFile

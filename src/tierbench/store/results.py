@@ -4,7 +4,7 @@ their own (derived.py: probe.json, predictions.json).
 runs.jsonl is append-only: one JSON object per line, written and fsync'ed
 the moment a run ends, so a killed study loses nothing that finished.
 Reports and exports are pure functions of this folder. It is read by one validating loader: `load()` gives it as
-read-only values (stored.py); `study()` and `records()` give the same as dicts, for the readers not yet moved to them.
+read-only values (stored.py); `study()` and `records()` give the same as dicts, for the runner's --resume and the JSON/CSV exports.
 
 The schema version and its format history are in record.py (and docs/results.md); folders written by an
 older version are upgraded as they are read (the files are not rewritten).

@@ -71,7 +71,7 @@ class StoredRun:
         return self.status == "ok"
 
     def as_record_dict(self) -> dict:
-        """Its fields as a record dict, shallow: for code that still reads records as dicts (analysis/)."""
+        """Its fields as a record dict, shallow: for the exports (JSON, CSV), which write records as dicts."""
         return {f.name: getattr(self, f.name) for f in fields(self) if f.name != "extra"} | self.extra
 
 
