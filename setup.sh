@@ -77,7 +77,7 @@ say "building tierbench's Java Spark jobs"
 
 if [ $want_test = 1 ]; then
   say "fetching Apache Hadoop 3.4.2's jars from Maven Central (for the hadoop engine's tests)"
-  .venv/bin/python -c 'from tierbench.engines.hadoop import hadoop_lib; print("       ", hadoop_lib())'
+  .venv/bin/python -c 'from tierbench.toolchain import hadoop_lib; print("       ", hadoop_lib())'
 fi
 if [ $want_test = 1 ] && ! command -v mkfs.ext4 >/dev/null 2>&1; then
   apt_install e2fsprogs || say "warning: mkfs.ext4 not found: the loop-device test will fail"
