@@ -30,7 +30,7 @@ def make_engines(spec: Spec, log_dir: Path) -> dict:
     from ..engines.spark import SparkEngine
 
     durable = spec.durability == "durable"
-    return {e.name: SparkEngine(e, spec.name, log_dir, durable, spec.sampling_interval_s) if e.kind == "spark" else HadoopEngine(e, log_dir)
+    return {e.name: SparkEngine(e, spec.name, log_dir, durable, spec.sampling_interval_s) if e.kind == "spark" else HadoopEngine(e, log_dir, durable)
             for e in spec.engines}
 
 

@@ -18,18 +18,29 @@ from ...redaction import mask, mask_file
 from ...toolchain import ADD_OPENS, HADOOP_VERSION, hadoop_lib, java_bin, yarn_conf_dir
 from ...units import MB
 from ..base import Engine
+from ..jobs_jar import jobs_jar
 from . import logparse
 from ...storage.types import COMMITTER_KEY, hadoop_committer_settings
 from .runtime import classpath
 
 
+# durability = "durable", local mode: Hadoop's local file system, syncing every file it writes before close
+# (SyncingLocalFileSystem.java): the jobs' file:// output and the map outputs, spills and merges in the local dirs
+# (MapTask and ReduceTask write those through FileSystem.getLocal, which is fs.file.impl). The spec's own engine
+# settings still win.
+DURABLE_LOCAL_CONF = {"fs.file.impl": "tierbench.io.SyncingLocalFileSystem"}
+# on YARN the tasks run in the NodeManagers' JVMs, whose classpath tierbench does not set
+YARN_SYNC_GAPS = ("MapReduce on YARN does not sync its map outputs (intermediate data) before a task ends",)
+
+
 class HadoopEngine(Engine):
     kind = "hadoop"
-    # durable mode: what Hadoop cannot sync whatever the storage (the storage's own gaps: StorageType.sync_gaps)
-    sync_gaps = ("MapReduce does not sync its map outputs (intermediate data) before a task ends",)
 
-    def __init__(self, spec, log_dir: Path):  # spec: a spec.EngineSpec
+    def __init__(self, spec, log_dir: Path, durable: bool = False):  # spec: a spec.EngineSpec
         self.spec, self.name, self.log_dir = spec, spec.name, log_dir
+        # durable mode: what this engine cannot sync whatever the storage (the storage's own: StorageType.sync_gaps)
+        self.durable_local = durable and spec.mode == "local"
+        self.sync_gaps: tuple[str, ...] = () if spec.mode == "local" else YARN_SYNC_GAPS
         self.conf_dir = yarn_conf_dir(spec.hadoop_conf_dir) if spec.mode == "yarn" else None
         self.version = f"hadoop {HADOOP_VERSION} ({'local' if spec.mode == 'local' else 'yarn, conf ' + str(self.conf_dir)})"
         self.conf: dict = {}
@@ -39,6 +50,9 @@ class HadoopEngine(Engine):
     def open(self, variant: str, config, local_dirs: list[Path], on_phase, also=()) -> None:
         on_phase("checking Hadoop's jars (fetched from Maven Central on first use)")
         hadoop_lib()
+        if self.durable_local:
+            on_phase("building tierbench's Java classes (the syncing local file system)")
+            jobs_jar()
         self._local_dirs = local_dirs
         self._connectors = tuple(dict.fromkeys(c.type.connector("hadoop") for c in (config, *also)))
 
@@ -62,6 +76,8 @@ class HadoopEngine(Engine):
                 "mapreduce.reduce.java.opts": f"-Xmx768m {ADD_OPENS}",
                 "yarn.app.mapreduce.am.command-opts": f"-Xmx768m {ADD_OPENS}",
             })
+        if self.durable_local:
+            d.update(DURABLE_LOCAL_CONF)
         d.update(req.storage_conf)
         d.update(hadoop_committer_settings(req.storage_conf.get(COMMITTER_KEY)))
         for connector in self._connectors:
@@ -75,8 +91,10 @@ class HadoopEngine(Engine):
         opts = []
         for k, v in {**generic, **extra}.items():
             opts += ["-D", f"{k}={v}"]
-        connector_jars = tuple(jar for c in self._connectors for jar in c.jars())
-        return [java_bin(), "-Xmx1g", *ADD_OPENS.split(), "-cp", classpath(self.conf_dir, connector_jars), wl.hadoop_main, *opts, *args]
+        jars = tuple(jar for c in self._connectors for jar in c.jars())
+        if self.durable_local:
+            jars += (str(jobs_jar()),)  # SyncingLocalFileSystem
+        return [java_bin(), "-Xmx1g", *ADD_OPENS.split(), "-cp", classpath(self.conf_dir, jars), wl.hadoop_main, *opts, *args]
 
     def run(self, req: JobRequest, on_progress) -> JobOutcome:
         req.scratch.mkdir(parents=True, exist_ok=True)

@@ -3,12 +3,13 @@
 from ...toolchain import hadoop_lib, hadoop_log4j_dir
 
 
-def classpath(conf_dir: str | None = None, connector_jars: tuple[str, ...] = ()) -> str:
-    """Our log4j first (so counters are printed), then the cluster's conf dir, then Hadoop's jars, then the
-    storage connector's (classpath entries from `Connector.jars()`: S3A's for s3a://)."""
+def classpath(conf_dir: str | None = None, jars: tuple[str, ...] = ()) -> str:
+    """Our log4j first (so counters are printed), then the cluster's conf dir, then Hadoop's jars, then `jars`:
+    the storage connector's (classpath entries from `Connector.jars()`: S3A's for s3a://) and tierbench's own
+    (the jobs jar, whose SyncingLocalFileSystem durable mode names)."""
     parts = [str(hadoop_log4j_dir())]
     if conf_dir:
         parts.append(conf_dir)
     parts.append(str(hadoop_lib() / "*"))
-    parts.extend(connector_jars)
+    parts.extend(jars)
     return ":".join(parts)

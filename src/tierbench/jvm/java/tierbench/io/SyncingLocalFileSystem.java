@@ -1,0 +1,203 @@
+package tierbench.io;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.nio.channels.FileChannel;
+import java.nio.file.StandardOpenOption;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import org.apache.hadoop.fs.LocalFileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.fs.RawLocalFileSystem;
+import org.apache.hadoop.fs.StreamCapabilities;
+import org.apache.hadoop.fs.Syncable;
+import org.apache.hadoop.fs.permission.FsPermission;
+import org.apache.hadoop.fs.statistics.IOStatistics;
+import org.apache.hadoop.fs.statistics.IOStatisticsSource;
+import org.apache.hadoop.fs.statistics.IOStatisticsSupport;
+
+/**
+ * Hadoop's local file system (file://), with every file it writes on the device
+ * before close() returns: the hadoop engine's durable mode (fs.file.impl), so
+ * that Hadoop's own jobs in local mode meet a device's pace as tierbench's
+ * Spark jobs do (Durable, DurableShuffleDataIO).
+ *
+ * Why a file system: Hadoop's LocalFileSystem never syncs on close (measured:
+ * Hadoop's TeraGen wrote 117 MB/s to a 60 MB/s emulated HDD: page cache), and
+ * MapReduce has no setting to sync its map outputs. Everything local goes
+ * through this one class: a job's file:// output and its .crc files, and the
+ * map outputs, spills and reduce-side merges under mapreduce.cluster.local.dir,
+ * which MapTask, ReduceTask and SpillRecord write through
+ * FileSystem.getLocal(conf).getRaw() (getLocal is fs.file.impl, cast to
+ * LocalFileSystem: hence a subclass of it, whose raw file system is Raw).
+ *
+ * How, per file, as Durable does it: every 8 MB a background fdatasync of
+ * what is written so far (the device works while the task produces), and an
+ * fsync before close.
+ */
+public class SyncingLocalFileSystem extends LocalFileSystem {
+  public SyncingLocalFileSystem() {
+    super(new Raw());
+  }
+
+  /** The raw local file system whose output streams sync (every create, createNonRecursive and append). */
+  public static class Raw extends RawLocalFileSystem {
+    @Override
+    protected OutputStream createOutputStreamWithMode(Path f, boolean append, FsPermission permission)
+        throws IOException {
+      return new Synced(super.createOutputStreamWithMode(f, append, permission), pathToFile(f));
+    }
+
+    /** A rename (how committers publish a task's files) is durable too: the new name's directory synced. */
+    @Override
+    public boolean rename(Path src, Path dst) throws IOException {
+      boolean renamed = super.rename(src, dst);
+      File dir = pathToFile(dst).getAbsoluteFile().getParentFile();
+      if (renamed && dir != null && dir.isDirectory()) {
+        try (FileChannel ch = FileChannel.open(dir.toPath(), StandardOpenOption.READ)) {
+          ch.force(true);
+        }
+      }
+      return renamed;
+    }
+  }
+
+  /** Bytes written between background syncs of a file. */
+  static final long SYNC_EVERY = 8L << 20;
+
+  private static final ExecutorService SYNCER = Executors.newCachedThreadPool(r -> {
+    Thread t = new Thread(r, "tierbench-local-fs-sync");
+    t.setDaemon(true);
+    return t;
+  });
+
+  /**
+   * Hadoop's own stream for a local file (unbuffered: a write is in the page cache when it returns), synced
+   * before it closes. Syncable, StreamCapabilities and IOStatisticsSource pass through: hflush, hsync and the
+   * stream's statistics work as Hadoop's.
+   */
+  static final class Synced extends OutputStream implements Syncable, StreamCapabilities, IOStatisticsSource {
+    private final OutputStream inner;
+    private final File file;
+    private FileChannel channel;  // the background syncs', opened when the file first passes SYNC_EVERY
+    private Future<?> syncing;
+    private long unsynced;
+    private boolean closed;
+
+    Synced(OutputStream inner, File file) {
+      this.inner = inner;
+      this.file = file;
+    }
+
+    @Override
+    public void write(int b) throws IOException {
+      inner.write(b);
+      wrote(1);
+    }
+
+    @Override
+    public void write(byte[] b, int off, int len) throws IOException {
+      inner.write(b, off, len);
+      wrote(len);
+    }
+
+    private void wrote(long bytes) throws IOException {
+      unsynced += bytes;
+      if (unsynced < SYNC_EVERY || (syncing != null && !syncing.isDone())) {
+        return;  // (a sync still running: the next one starts once it is done, with all written since)
+      }
+      finish(syncing);  // its error, if it failed
+      if (channel == null) {
+        channel = FileChannel.open(file.toPath(), StandardOpenOption.WRITE);
+      }
+      unsynced = 0;
+      final FileChannel ch = channel;
+      syncing = SYNCER.submit(() -> {
+        ch.force(false);
+        return null;
+      });
+    }
+
+    @Override
+    public void flush() throws IOException {
+      inner.flush();
+    }
+
+    @Override
+    public void hflush() throws IOException {
+      if (inner instanceof Syncable) {
+        ((Syncable) inner).hflush();
+      } else {
+        inner.flush();
+      }
+    }
+
+    @Override
+    public void hsync() throws IOException {
+      if (inner instanceof Syncable) {
+        ((Syncable) inner).hsync();
+      } else {
+        inner.flush();
+        force(file);
+      }
+    }
+
+    @Override
+    public boolean hasCapability(String capability) {
+      return inner instanceof StreamCapabilities && ((StreamCapabilities) inner).hasCapability(capability);
+    }
+
+    @Override
+    public void close() throws IOException {
+      if (closed) {
+        return;  // Hadoop's streams may be closed twice (a wrapper's close, then a finally's)
+      }
+      closed = true;
+      try {
+        finish(syncing);
+        if (inner instanceof Syncable) {
+          ((Syncable) inner).hsync();  // Hadoop 3.4's local stream: flush, then fsync of its own descriptor
+        }
+      } finally {
+        try {
+          inner.close();
+        } finally {
+          if (channel != null) {
+            channel.close();
+          }
+        }
+      }
+      if (!(inner instanceof Syncable)) {
+        force(file);
+      }
+    }
+
+    @Override
+    public IOStatistics getIOStatistics() {
+      return IOStatisticsSupport.retrieveIOStatistics(inner);  // Hadoop's own stream counts its writes
+    }
+  }
+
+  private static void finish(Future<?> f) throws IOException {
+    if (f == null) {
+      return;
+    }
+    try {
+      f.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IOException("interrupted while syncing", e);
+    } catch (ExecutionException e) {
+      throw e.getCause() instanceof IOException ? (IOException) e.getCause() : new IOException(e.getCause());
+    }
+  }
+
+  private static void force(File f) throws IOException {
+    try (FileChannel ch = FileChannel.open(f.toPath(), StandardOpenOption.WRITE)) {
+      ch.force(true);
+    }
+  }
+}

@@ -1,0 +1,136 @@
+"""Durable writes on the hadoop engine (spec `durability`): in local mode Hadoop's own jobs write through
+tierbench's SyncingLocalFileSystem (fs.file.impl), so Hadoop's TeraGen meets an emulated device's pace instead
+of the page cache's (measured before it: 117 MB/s on a 60 MB/s emulated HDD); engine mode is Hadoop as it is."""
+
+import json
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from conftest import can_emulate_or_skip, tierbench, write_spec
+from tierbench.engines.jobs_jar import JAVA_SRC
+from tierbench.job import JobRequest
+from tierbench.spec import parse_spec
+from tierbench.units import MB
+
+SYNCING_FS = "tierbench.io.SyncingLocalFileSystem"
+MAP_OUTPUT_GAP = "map outputs"
+
+
+def _spec(tmp_path, durability: str, mode: str = "local"):
+    disk = {"data": [str(tmp_path / "data")], "intermediate": [str(tmp_path / "tmp")]}
+    raw = {"name": "d", "durability": durability, "engine": {"kind": "hadoop", "mode": mode}, "storage": {"disk": disk},
+           "workloads": [{"name": "teragen", "rows": 1000}, {"name": "terasort"}]}
+    if mode == "yarn":  # a cluster's own: its NodeManagers' local dirs hold the map outputs
+        raw["engine"]["hadoop_conf_dir"] = str(tmp_path)
+        del disk["intermediate"]
+    return parse_spec(raw, "d.toml", tmp_path)
+
+
+def _generic(spec, tmp_path) -> dict:
+    from tierbench.study.runner import make_engines
+
+    engine = make_engines(spec, tmp_path / "logs")["hadoop"]
+    config, sort = spec.storage[0], spec.workloads[1]
+    req = JobRequest("r1/disk/terasort", sort, spec.workloads[0], [f"file://{tmp_path}/in"], [f"file://{tmp_path}/out"],
+                     [tmp_path / "tmp"], tmp_path / "scratch", config.engine_settings(), config.default_fs)
+    return engine, engine._generic(req)
+
+
+def test_durable_local_mode_names_the_syncing_file_system_and_engine_mode_does_not(tmp_path):
+    engine, durable = _generic(_spec(tmp_path, "durable"), tmp_path)
+    assert durable["fs.file.impl"] == SYNCING_FS
+    assert not any(MAP_OUTPUT_GAP in gap for gap in engine.sync_gaps)  # map outputs go through it too
+    engine, plain = _generic(_spec(tmp_path, "engine"), tmp_path)
+    assert "fs.file.impl" not in plain
+    assert {k: v for k, v in durable.items() if k != "fs.file.impl"} == plain  # nothing else differs
+
+
+def test_the_specs_own_engine_settings_still_win(tmp_path):
+    spec = _spec(tmp_path, "durable")
+    spec.engines[0].conf["fs.file.impl"] = "org.apache.hadoop.fs.LocalFileSystem"
+    assert _generic(spec, tmp_path)[1]["fs.file.impl"] == "org.apache.hadoop.fs.LocalFileSystem"
+
+
+def test_on_yarn_the_tasks_file_system_is_hadoops_and_the_gap_is_recorded(tmp_path):
+    engine, generic = _generic(_spec(tmp_path, "durable", "yarn"), tmp_path)
+    assert "fs.file.impl" not in generic  # the NodeManagers' task JVMs do not have tierbench's classes
+    assert any(MAP_OUTPUT_GAP in gap for gap in engine.sync_gaps)
+
+
+def test_the_named_file_system_is_a_class_of_the_jobs_jar():
+    package, _, name = SYNCING_FS.rpartition(".")
+    source = (JAVA_SRC / package.replace(".", "/") / f"{name}.java").read_text()
+    assert re.search(rf"^package {re.escape(package)};", source, re.M)
+    assert re.search(rf"public class {name} extends LocalFileSystem", source)  # FileSystem.getLocal casts to it
+
+
+# -- e2e: Hadoop's TeraGen on an emulated device, durable and engine mode ------------------------------------
+
+LIMIT_MB_S = 40  # the device's write limit (10^6 bytes/s, as the profiles count); reads and IOPS out of the way
+STUDY = """
+name = "hd-{mode}"
+repeats = 1
+warm_up = false
+durability = "{mode}"
+[engine]
+kind = "hadoop"
+[storage.dev]
+data = ["{d}/data"]
+intermediate = ["{d}/tmp"]
+[[workloads]]
+name = "teragen"
+size = "192MB"
+"""
+
+
+def _written(record: dict) -> tuple[float, float]:
+    """(MB the device took during the job, MB after it: the sync that ends each run)."""
+    s = record["samples"]
+    cols = [(v, tag) for dev in s["devices"].values() for v, tag in zip(dev["wr_bytes"], s["tags"])]
+    return sum(v for v, t in cols if t != "writeback") / MB, sum(v for v, t in cols if t == "writeback") / MB
+
+
+@pytest.fixture(scope="module")
+def teragens(tmp_path_factory):
+    from tierbench.storage import emulation
+
+    can_emulate_or_skip("Hadoop's TeraGen cannot be held to a device's pace")
+    name = f"test-hsync-{os.getpid()}"
+    profile = emulation.Profile("custom", 5 * LIMIT_MB_S, LIMIT_MB_S, 5000, 5000, "test")
+    dev = emulation.up(name, "custom", 2 << 30, custom=profile, on_phase=lambda _: None)
+    try:
+        out = {}
+        for mode in ("durable", "engine"):
+            d = tmp_path_factory.mktemp(mode)
+            spec = write_spec(d / "s.toml", STUDY.format(mode=mode, d=Path(dev.mount) / mode))
+            tierbench("run", spec, "--out", d / "r", timeout=600, check=True)
+            out[mode] = json.loads((d / "r" / "runs.jsonl").read_text().splitlines()[-1])
+        yield out
+    finally:
+        emulation.down(name)
+
+
+@pytest.mark.e2e
+def test_hadoops_teragen_writes_at_the_devices_pace_when_durable(teragens):
+    rec = teragens["durable"]
+    assert rec["status"] == "ok" and rec["engine"] == "hadoop" and rec["engine_conf"]["fs.file.impl"] == SYNCING_FS
+    limit = LIMIT_MB_S * 1e6 / MB  # in the MB (2^20 bytes) tierbench's metrics count
+    mb_s = rec["metrics"]["throughput_mb_s"]
+    print(f"durable Hadoop TeraGen: {mb_s:.1f} MB/s, {mb_s / limit:.2f} of the device's {limit:.1f}")
+    assert mb_s <= 1.15 * limit, f"{mb_s:.1f} MB/s on a {limit:.1f} MB/s device: the page cache, not the device"
+    during, after = _written(rec)
+    assert during >= 190 and after < 0.05 * during, (during, after)  # on the device before the job ended
+    assert not any(MAP_OUTPUT_GAP in gap for gap in rec["sync_gaps"])
+
+
+@pytest.mark.e2e
+def test_in_engine_mode_hadoop_leaves_its_writes_in_the_page_cache_as_before(teragens):
+    rec, durable = teragens["engine"], teragens["durable"]
+    assert rec["status"] == "ok" and "fs.file.impl" not in rec["engine_conf"]
+    during, after = _written(rec)
+    assert after > 0.5 * (during + after), (during, after)
+    assert rec["metrics"]["throughput_mb_s"] > durable["metrics"]["throughput_mb_s"]
+    assert rec["details"]["checksum"] == durable["details"]["checksum"]  # the same rows either way
