@@ -131,6 +131,5 @@ def test_in_engine_mode_hadoop_leaves_its_writes_in_the_page_cache_as_before(ter
     rec, durable = teragens["engine"], teragens["durable"]
     assert rec["status"] == "ok" and "fs.file.impl" not in rec["engine_conf"]
     during, after = _written(rec)
-    assert after > 0.5 * (during + after), (during, after)
-    assert rec["metrics"]["throughput_mb_s"] > durable["metrics"]["throughput_mb_s"]
+    assert after > 0.5 * (during + after), (during, after)  # (its MB/s may pass the device's: not held to it)
     assert rec["details"]["checksum"] == durable["details"]["checksum"]  # the same rows either way

@@ -3,7 +3,9 @@
 Spark 4.3.0 is not on Maven Central, so the jobs are compiled with javac on
 pyspark's own jars/ (no version skew). The jar is cached under a name that
 hashes the sources and the Spark version, so an edited job is rebuilt and a
-stale one is never used. build_jar builds any such jar: the benchmarks build
+stale one is never used. The hadoop engine puts the same jar on its classpath in durable mode, for its
+syncing local file system (tierbench.io.SyncingLocalFileSystem: Hadoop API classes only, which Hadoop 3.4.2's
+jars hold as pyspark's do). build_jar builds any such jar: the benchmarks build
 their peers (bench/java) with it, on top of the jobs jar, so that the product
 jar holds no benchmark code.
 """

@@ -4,6 +4,7 @@ Local mode (default): LocalJobRunner, `file://` data, the storage config's
 intermediate dirs as `mapreduce.cluster.local.dir`. YARN mode: the jobs are
 submitted with a Hadoop conf dir (a user's cluster, or tierbench's embedded
 YARN); there the NodeManagers' local dirs hold intermediate data.
+Durable studies in local mode write through tierbench's syncing local file system (DURABLE_LOCAL_CONF).
 Each run's full log is kept with the results.
 """
 
