@@ -294,7 +294,9 @@ def describe(dev: Device) -> str:
 
 
 # -- devices a spec declares: data = { emulate = "hdd", size = "8GB" } -------------------------------------------
-EMULATE_KEYS = ("emulate", "size", "drives")
+# figures: a drive of the study's own ({read,write}_mb_s, {read,write}_iops), e.g. a catalog drive scaled by [scale]
+EMULATE_KEYS = ("emulate", "size", "drives", "figures", "stands_for")
+FIGURES = ("read_mb_s", "write_mb_s", "read_iops", "write_iops")
 # an emulated intermediate role may also say how its devices share the shuffle with the data drives
 INTERMEDIATE_EMULATE_KEYS = (*EMULATE_KEYS, "split", "with_data")
 DEFAULT_SIZE = "8GB"
@@ -316,8 +318,10 @@ def parse_emulated(src: str, where: str, value: dict, name: str, intermediate: b
 
     unknown_fields(src, f"{where}.", value, INTERMEDIATE_EMULATE_KEYS if intermediate else EMULATE_KEYS,
                    problem="unknown field beside `emulate`; accepted")
-    if value["emulate"] not in PROFILES:
-        raise SpecError(src, f"{where}.emulate", f"expected one of {', '.join(map(repr, PROFILES))}, got {value['emulate']!r}")
+    figures = _figures(src, where, value)
+    if figures is None and value["emulate"] not in PROFILES:
+        raise SpecError(src, f"{where}.emulate", f"expected one of {', '.join(map(repr, PROFILES))} (or, in a study with "
+                        f"[scale], a drive of the catalog, docs/hardware.md), got {value['emulate']!r}")
     try:
         size = parse_size(value.get("size", DEFAULT_SIZE))
     except ValueError as e:
@@ -336,7 +340,26 @@ def parse_emulated(src: str, where: str, value: dict, name: str, intermediate: b
     names = [name] if drives == 1 else [f"{name}{i}" for i in range(1, drives + 1)]
     mounts = [root_dir() / n / "mnt" for n in names]
     dirs = [str(m) for m in mounts] if split == 1 else [str(m / f"d{i}") for m in mounts for i in range(split)]
-    return dirs, [{"device": n, "profile": value["emulate"], "size": size} for n in names], with_data
+    return dirs, [{"device": n, "profile": value["emulate"], "size": size, **({"figures": figures} if figures else {})}
+                  for n in names], with_data
+
+
+def _figures(src: str, where: str, value: dict) -> dict | None:
+    """A device's own figures ([scale] writes the catalog drive's, scaled), checked; None for a named profile."""
+    from ..errors import SpecError
+
+    figures = value.get("figures")
+    if figures is None:
+        if "stands_for" in value:
+            raise SpecError(src, f"{where}.stands_for", "needs a study with [scale] and a drive of the catalog")
+        return None
+    if not isinstance(value["emulate"], str) or not valid_name(value["emulate"]):
+        raise SpecError(src, f"{where}.emulate", f"expected a name for the drive, got {value['emulate']!r}")
+    if not (isinstance(figures, dict) and set(figures) == set(FIGURES) and all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) and 0.01 <= v <= 1e7 for v in figures.values())):
+        raise SpecError(src, f"{where}.figures", f"expected {{ {', '.join(f + ' = <number>' for f in FIGURES)} }} "
+                        f"(MB/s and IOPS), got {figures!r}")
+    return {f: float(figures[f]) for f in FIGURES}
 
 
 def bring_up(entries: list[dict], on_phase=print) -> list[str]:
@@ -345,16 +368,26 @@ def bring_up(entries: list[dict], on_phase=print) -> list[str]:
     check_can_emulate()
     made = []
     for e in entries:
-        dev = device(e["device"])
+        dev, custom = device(e["device"]), _custom_profile(e, on_phase)
         if dev is not None:
-            if dev.profile.name != e["profile"] or dev.size_bytes != e["size"]:
+            if dev.profile.name != e["profile"] or dev.size_bytes != e["size"] or (custom and custom != dev.profile):
                 raise UserError(f"emulated device {e['device']} is up as {dev.profile.name}, {format_size(dev.size_bytes)}, "
                                 f"not {e['profile']}, {format_size(e['size'])}: tierbench emulate down {e['device']}")
             continue
         on_phase(f"emulating {e['profile']} as {e['device']}")
-        fio_check(up(e["device"], e["profile"], e["size"], on_phase=on_phase), on_phase=on_phase)
+        fio_check(up(e["device"], e["profile"], e["size"], custom, on_phase=on_phase), on_phase=on_phase)
         made.append(e["device"])
     return made
+
+
+def _custom_profile(entry: dict, on_phase) -> Profile | None:
+    """A device entry's own figures, slowed alike only where this machine's disk could not keep their pace."""
+    if "figures" not in entry:
+        return None
+    f = entry["figures"]
+    factor = min(1.0, HEADROOM * machine_ceiling(on_phase) / max(f["read_mb_s"], f["write_mb_s"]))
+    source = "the study's own figures" + (f"; slowed x{factor:.3g} to this machine's disk" if factor < 1 else "")
+    return Profile(entry["profile"], *(round(f[k] * factor, 3) for k in FIGURES), source)
 
 
 def devices_under(paths) -> list[Device]:

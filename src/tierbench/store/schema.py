@@ -127,6 +127,9 @@ SPEC = Obj({
     "durability?": Nullable(STR), "engine?": ENGINE, "engines?": ListOf(ENGINE), "cost?": Nullable(COST),
     "sweeps?": Nullable(ListOf(SWEEP)), "pipelines?": ListOf(Obj({"name": STR, "workloads": ListOf(STR)})),
     "mix?": Nullable(MapOf(NUM)), "cluster?": Nullable(OBJ),
+    "scale?": Nullable(Obj({"target": STR, "target_size": NUM, "data_bytes": NUM, "rate_factor": NUM, "page_cache_bytes": NUM,
+                            "settings": ListOf(Obj({k: STR for k in ("name", "here", "target", "keeps")})),
+                            "breaks": ListOf(STR)})),
 })
 
 NODE_CHECK = Obj({"error?": Nullable(STR), "summary": MapOf(INT),
