@@ -121,3 +121,53 @@ def test_stands_for_and_catalog_drives_need_a_scale_model():
     with pytest.raises(SpecError) as e:
         parse_spec(raw, source="scaled.toml")
     assert "[scale]" in str(e.value) and "hdd-7200-2014" in str(e.value)
+
+
+def _scaled_results(tmp_path, peaks: dict[str, int], enforced=True):
+    """The committed quickstart results as if run as a scale model: study.json's spec with the model, and each ok
+    run with the page cache its processes held at most (`peaks`: configuration -> bytes)."""
+    import json
+    import shutil
+    from pathlib import Path
+
+    d = tmp_path / "r"
+    shutil.copytree(Path(__file__).parent / "fixtures" / "quickstart-results", d)
+    study = json.loads((d / "study.json").read_text())
+    scale = _spec().scale
+    study["spec"]["scale"] = scale
+    study["memory_budget"] = {"bytes": scale["page_cache_bytes"], "enforced": enforced,
+                              **({"group": "/sys/fs/cgroup/memory/tierbench-x-1"} if enforced else {"why": "needs root"})}
+    (d / "study.json").write_text(json.dumps(study))
+    lines = []
+    for line in (d / "runs.jsonl").read_text().splitlines():
+        r = json.loads(line)
+        if enforced:
+            r["details"]["memory_budget"] = {"page_cache_budget_bytes": scale["page_cache_bytes"],
+                                             "page_cache_peak_bytes": peaks[r["config"]]}
+        lines.append(json.dumps(r))
+    (d / "runs.jsonl").write_text("\n".join(lines) + "\n")
+    return d, scale
+
+
+def _section(d):
+    from tierbench.report.build import build_report
+    from tierbench.store import ResultsDir
+
+    doc = build_report(ResultsDir(d).load(analysed=True))
+    return next((s for s in doc.sections if s.title == "Scale model"), None)
+
+
+def test_the_report_shows_each_setting_beside_the_targets_and_whether_the_budget_held(tmp_path):
+    d, scale = _scaled_results(tmp_path, {"single": 10 << 20, "split": 400 << 20})
+    text = str(_section(d))
+    for s in scale["settings"]:
+        assert s["name"] in text and s["target"] in text
+    assert "yes" in text and "NO" in text  # split's 400 MB is over the budget and its slack
+
+
+def test_the_report_says_when_the_budget_was_not_enforced(tmp_path):
+    d, _ = _scaled_results(tmp_path, {}, enforced=False)
+    assert "NOT enforced: needs root" in str(_section(d))
+    from pathlib import Path
+
+    assert _section(Path(__file__).parent / "fixtures" / "quickstart-results") is None  # no [scale]: no section

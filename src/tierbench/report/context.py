@@ -26,13 +26,14 @@ class StudyFacts:
     tool_version: str | None
     git_commit: str | None
     command_line: list[str]
+    memory_budget: dict | None = None  # a scale model's page cache budget: enforced, or why not
 
     @classmethod
     def of(cls, stored: StoredStudy) -> "StudyFacts":
         study = stored.study
         return cls(stored.probe or {}, study.probe_error, stored.predictions, study.node_check, study.emulated or {},
                    bool(study.emulation_skipped), study.engine_applications or {}, study.tool_version, study.git_commit,
-                   study.command_line)
+                   study.command_line, study.memory_budget)
 
 
 @dataclass(frozen=True)
