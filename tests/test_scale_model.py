@@ -1,6 +1,7 @@
 """The scale model ([scale]): each derived setting from a target, and the spec's tables it fills. Fast: no JVM."""
 
 import tomllib
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -171,3 +172,33 @@ def test_the_report_says_when_the_budget_was_not_enforced(tmp_path):
     from pathlib import Path
 
     assert _section(Path(__file__).parent / "fixtures" / "quickstart-results") is None  # no [scale]: no section
+
+
+@pytest.mark.e2e
+def test_the_page_cache_budget_holds_and_the_shuffle_is_read_from_the_emulated_drive(tmp_path):
+    """A real scaled study (Hadoop's TeraGen and TeraSort, 64 MB on an emulated HDD pair): the engine's JVMs ran in the
+    budget's memory group, their page cache stayed within it, and TeraSort read its shuffle back from the device --
+    on a 24 GB machine that otherwise serves 64 MB from memory."""
+    import json
+
+    from conftest import can_emulate_or_skip, tierbench, write_spec
+
+    can_emulate_or_skip("the budget's runs have nothing to read from")
+    body = QUICK.replace('name = "scaled"', f'name = "scaled-e2e-{__import__("os").getpid()}"').replace(
+        'size = "1TB"', 'size = "1TB"\ndata = "64MB"')
+    body = body[:body.index("[storage.hybrid]")] + body[body.index("[[workloads]]"):]
+    out = tierbench("run", write_spec(tmp_path / "s.toml", body), "--out", tmp_path / "r", timeout=900)
+    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
+    study = json.loads((tmp_path / "r" / "study.json").read_text())
+    assert study["memory_budget"]["enforced"] is True
+    assert not Path(study["memory_budget"]["group"]).exists()  # the group is gone with the study
+    runs = {r["workload"]: r for r in map(json.loads, (tmp_path / "r" / "runs.jsonl").read_text().splitlines())}
+    for r in runs.values():
+        b = r["details"]["memory_budget"]
+        assert b["page_cache_peak_bytes"] <= b["page_cache_budget_bytes"] + (32 << 20), b
+    sort = runs["terasort"]
+    shuffled = sort["metrics"]["shuffle_mb"] * (1 << 20)
+    read = sum(sum(d["rd_bytes"]) for d in sort["samples"]["devices"].values())
+    assert read >= shuffled, f"TeraSort read {read / 2**20:.0f} MB from its drive for {shuffled / 2**20:.0f} MB shuffled"
+    report = (tmp_path / "r" / "report.md").read_text()
+    assert "## Scale model" in report and "page cache per node" in report
