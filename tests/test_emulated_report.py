@@ -177,3 +177,54 @@ def test_a_study_json_with_unreadable_limits_is_refused_naming_them(tmp_path):
     (d / "study.json").write_text(__import__("json").dumps(study))
     with pytest.raises(UserError, match=r"limits"):
         ResultsDir(d).load()
+
+
+# -- what a study records (root, loop devices and the blkio controller: e2e) --------------------------------------
+
+@pytest.mark.e2e
+def test_a_study_records_the_limits_its_throttle_applied(tmp_path):
+    """study.json's `emulated` holds the limits as the blkio throttle holds them while the runs run (its IOPS
+    raised above the profile's), which the report judges the runs by."""
+    import json
+    import os
+    import tomllib
+
+    from conftest import can_emulate_or_skip
+    from tierbench.engines.fake import FakeEngine
+    from tierbench.spec import parse_spec
+    from tierbench.storage import emulation
+    from tierbench.study.runner import StudyRunner
+
+    can_emulate_or_skip("there is no throttle to record")
+    jobs = json.loads((Path(__file__).parent / "fixtures" / "job-results.json").read_text())
+    spec = parse_spec(tomllib.loads(f"""
+name = "limits-{os.getpid()}"
+repeats = 1
+drop_caches = "never"
+[sampling]
+enabled = false
+[storage.hdd]
+data = {{ emulate = "hdd", size = "256MB" }}
+[[workloads]]
+name = "teragen"
+rows = 20003
+tasks = 2
+"""), "l.toml", tmp_path)
+    throttle = {}
+
+    def read_throttle(run_key, step):  # (the devices are up only while the study runs)
+        for key in ("read_bps_device", "write_bps_device", "read_iops_device", "write_iops_device"):
+            for line in (emulation.BLKIO / f"blkio.throttle.{key}").read_text().split("\n"):
+                if line.strip():
+                    throttle[(line.split()[0], key)] = int(line.split()[1])
+
+    StudyRunner(spec, tmp_path / "r", ["t"], engines={"spark": FakeEngine(jobs)}, on_step=read_throttle).run()
+    (entry,) = json.loads((tmp_path / "r" / "study.json").read_text())["emulated"].values()
+    applied = {k: throttle[(entry["major_minor"], key)] for k, key in (
+        ("read_mb_s", "read_bps_device"), ("write_mb_s", "write_bps_device"),
+        ("read_iops", "read_iops_device"), ("write_iops", "write_iops_device"))}
+    limits = entry["limits"]
+    assert applied["read_mb_s"] == int(limits["read_mb_s"] * MiB) and applied["write_mb_s"] == int(limits["write_mb_s"] * MiB)
+    assert applied["read_iops"] == int(limits["read_iops"]) and applied["write_iops"] == int(limits["write_iops"])
+    assert limits["write_iops"] > entry["profile"]["write_iops"]  # (a scaled hdd's 27 IOPS would cap its stream)
+    assert not emulation.devices_under(spec.storage[0].local_data)  # brought down after the study
