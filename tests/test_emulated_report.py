@@ -228,3 +228,27 @@ tasks = 2
     assert applied["read_iops"] == int(limits["read_iops"]) and applied["write_iops"] == int(limits["write_iops"])
     assert limits["write_iops"] > entry["profile"]["write_iops"]  # (a scaled hdd's 27 IOPS would cap its stream)
     assert not emulation.devices_under(spec.storage[0].local_data)  # brought down after the study
+
+
+def test_report_md_holds_the_node_check_table_the_html_has(tmp_path):
+    """Under report.md's Node check heading, the same table as report.html's: its head, and each row as GFM table
+    cells (a cell's own | escaped, so every row splits into the head's cells). (Guards a reported defect -- the
+    heading without its table in report.md -- that these real results did not reproduce.)"""
+    from tierbench.analysis.node_check import folded
+    from tierbench.report import render_report
+    from tierbench.report.sections.environment import NODE_CHECK_HEAD
+
+    d = tmp_path / "r"
+    shutil.copytree(FIXTURE, d)
+    html_path, md_path = render_report(d)
+    lines = md_path.read_text().splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("### Node check"))
+    end = next(i for i in range(start + 1, len(lines)) if lines[i].startswith("#"))
+    table = [line for line in lines[start:end] if line.startswith("|")]
+    cells = [[c.strip() for c in re.split(r"(?<!\\)\|", line)[1:-1]] for line in table]
+    assert cells[0] == NODE_CHECK_HEAD and set(cells[1]) == {"---"}
+    assert len(cells) - 2 == len(folded(ResultsDir(d).study()["node_check"]["checks"])) > 5  # (one row per finding)
+    assert all(len(row) == len(NODE_CHECK_HEAD) for row in cells)
+    html = html_path.read_text()
+    node_check_html = html[html.index("Node check <span"):html.index("<h2>Every run")]
+    assert node_check_html.count("<tr>") == len(cells) - 1  # (the head and each row)

@@ -13,7 +13,7 @@ EMULATED_NOTE = (
     "limits, not its utilisation, which stays low while requests wait in the throttle: each sample interval's read and "
     "write MB/s and IOPS on it as shares of the limits, the highest the interval's load; 80% or more over the run's "
     "intervals means the device's limit set the pace. 'of the device's ceiling' puts the run's throughput against fio's "
-    "probe of its data device, else, for an emulated device, the fio check made when the device was made, else its "
+    "probe of its data device, else, for an emulated device, the fio check run when it was brought up, else its "
     "throttle's limits; each cell says which.")
 
 
