@@ -73,7 +73,7 @@ def build_context(stored: StoredStudy, now: datetime | None = None) -> ReportCon
     machine = study.machine or {}
     cores = machine.get("cpu_cores") or 1
     facts = StudyFacts.of(stored)
-    obs = {r.run_key: observe(r, storage_map, facts.probe, cores) for r in runs if r.status == "ok"}
+    obs = {r.run_key: observe(r, storage_map, facts.probe, cores, facts.emulated) for r in runs if r.status == "ok"}
     profiled = profiled_runs(runs, configs, workloads)
     phases = [p for r in profiled if obs.get(r.run_key) for p in obs[r.run_key].labels]
     return ReportContext(facts, spec, variants, configs, workloads, {v["name"]: v.get("config", v["name"]) for v in variants},

@@ -177,16 +177,32 @@ def scale_factor(ceiling_mb_s: float) -> float:
     return min(1.0, HEADROOM * ceiling_mb_s / fastest)
 
 
+def throttle_limits(p: Profile) -> dict[str, float]:
+    """The limits the root group's throttle holds a device of this profile to (what `_throttle` writes): its MB/s
+    (tierbench's MB, 2^20 bytes), and its IOPS, raised where they would cap a sequential stream below its bandwidth."""
+    # never let IOPS cap a sequential stream below its bandwidth: reads come in requests of up to 1 MiB (the
+    # read-ahead; measured: 26 IOPS held a 26 MB/s stream to 20 MB/s), and the throttle counts writeback's
+    # requests before they are merged, ~256 KiB each (measured: 19 write IOPS held an fsync'ed 20 MB/s stream
+    # to 13 MB/s; 40 let it run at 19.5)
+    return {"read_mb_s": p.read_mb_s, "write_mb_s": p.write_mb_s,
+            "read_iops": max(p.read_iops, 2 * p.read_mb_s), "write_iops": max(p.write_iops, 4 * p.write_mb_s)}
+
+
+def stored_limits(entry: dict) -> dict[str, float]:
+    """The throttle's limits of an emulated device as study.json's `emulated` holds it: those recorded when the
+    study ran, else (results from before they were recorded) worked out from its profile as applied."""
+    if entry.get("limits"):
+        return dict(entry["limits"])
+    p = entry["profile"]
+    return throttle_limits(Profile(p.get("name", "?"), p["read_mb_s"], p["write_mb_s"], p["read_iops"], p["write_iops"],
+                                   p.get("source", "")))
+
+
 def _throttle(major_minor: str, p: Profile | None) -> None:
     """Write (or, with p=None, clear) the root group's limits for one device."""
-    # MB/s as the data sheets and the rest of tierbench count them: 10^6 bytes
-    limits = {"read_bps_device": p.read_mb_s * MB if p else 0, "write_bps_device": p.write_mb_s * MB if p else 0,
-              # never let IOPS cap a sequential stream below its bandwidth: reads come in requests of up to
-              # 1 MiB (the read-ahead; measured: 26 IOPS held a 26 MB/s stream to 20 MB/s), and the throttle
-              # counts writeback's requests before they are merged, ~256 KiB each (measured: 19 write IOPS held
-              # an fsync'ed 20 MB/s stream to 13 MB/s; 40 let it run at 19.5)
-              "read_iops_device": max(p.read_iops, 2 * p.read_mb_s) if p else 0,
-              "write_iops_device": max(p.write_iops, 4 * p.write_mb_s) if p else 0}
+    applied = throttle_limits(p) if p else {}
+    limits = {"read_bps_device": applied.get("read_mb_s", 0) * MB, "write_bps_device": applied.get("write_mb_s", 0) * MB,
+              "read_iops_device": applied.get("read_iops", 0), "write_iops_device": applied.get("write_iops", 0)}
     for key, value in limits.items():
         (BLKIO / f"blkio.throttle.{key}").write_text(f"{major_minor} {int(value)}\n")
 

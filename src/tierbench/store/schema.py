@@ -150,6 +150,7 @@ PREDICTIONS = Obj({  # what `tierbench predict` stores, as the report's what-if 
 FIO_TEST = Obj({"mb_s": NUM, "iops?": NUM, "p99_latency_ms?": NUM})
 PROBE = MapOf(Obj({"tests?": MapOf(FIO_TEST), "dirs?": ListOf(STR), "error?": Nullable(STR)}))  # `tierbench probe`'s
 DRIVE_PROFILE = Obj({"name": STR, "read_mb_s": NUM, "write_mb_s": NUM, "read_iops": NUM, "write_iops": NUM})
+THROTTLE_LIMITS = Obj({k: NUM for k in ("read_mb_s", "write_mb_s", "read_iops", "write_iops")})  # as applied
 
 STUDY = Obj({
     "name": STR, "spec": OBJ, "schema_version?": INT,
@@ -160,7 +161,7 @@ STUDY = Obj({
                          "devices?": MapOf(Obj({"rotational?": Nullable(BOOL), "size_bytes?": Nullable(NUM),
                                                 "scheduler?": Nullable(STR), "disk?": Nullable(STR)}))}),
     "probe?": Nullable(PROBE),
-    "probe_error?": Nullable(STR), "emulated?": Nullable(MapOf(Obj({"name": STR, "profile": DRIVE_PROFILE}))),
+    "probe_error?": Nullable(STR), "emulated?": Nullable(MapOf(Obj({"name": STR, "profile": DRIVE_PROFILE, "limits?": THROTTLE_LIMITS}))),
     # `predictions` and `probe`: kept in study.json before version 5, in files of their own since (derived.py)
     "node_check?": Nullable(NODE_CHECK), "predictions?": Nullable(PREDICTIONS), "config_commands?": ListOf(OBJ),
     "engine_applications?": Nullable(MapOf(Obj({"started": INT, "resumed": INT, "keep_alive_memory": Nullable(NUM)}))),

@@ -159,7 +159,8 @@ class StudyRunner:
         if used:
             emulation.check_can_emulate()
             emulation.enter_group()
-            self.emulated = {Path(d.loop).name: d.to_dict() for d in used}
+            # with the limits the throttle applied (its IOPS may exceed the profile's): the report judges the runs by them
+            self.emulated = {Path(d.loop).name: {**d.to_dict(), "limits": emulation.throttle_limits(d.profile)} for d in used}
 
     def _storage_map(self) -> dict:
         roles: dict[str, list[str]] = {"data": [], "intermediate": []}
