@@ -25,8 +25,9 @@ def test_each_ratio_of_the_sandisk_terabyte_is_kept_on_two_cores():
     assert m.rate_factor == pytest.approx(2 / 12)  # two cores here stand for a node's twelve
     assert m.tasks == 12  # as many tasks per drive as a target node runs
     assert m.maps == -(-m.data_bytes // m.split_bytes)
+    assert m.reducers == 6  # a node's share of the 36, all at once as there
     fetch_here, fetch_there = m.split_bytes / m.reducers, TARGET_SPLIT / 36
-    assert 0.5 < fetch_here / fetch_there < 2  # the same IO size within the rounding of a few reducers
+    assert fetch_here == pytest.approx(fetch_there, rel=0.01)  # the same IO size on the drives
     names = [s.name for s in m.settings]
     assert {"page cache per node", "shuffle fetch (map output / reducers)", "tasks at once", "drive speed factor k"} <= set(names)
     assert all(s.here and s.target for s in m.settings)

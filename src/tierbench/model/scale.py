@@ -6,10 +6,11 @@ a storage tier wins (docs/scale-model.md):
 
 - data per node vs page cache: the page cache a node's engine may use is a budget, the target's free memory per
   node shrunk with the data (enforced by a memory cgroup around the engine's processes: study/memory_budget.py);
-- data per task vs task memory: a task's input, sort buffer and a reducer's shuffle memory shrink by one factor,
-  `s` = sqrt(data here / data per node there), so tasks spill and merge in as many passes as on the target;
-- shuffle fetch size: a map's output over the reducers: the reducers here are s x the target's, so each fetch is
-  the target's size (the IO size that makes an HDD seek-bound);
+- shuffle fetch size and reducers at once: the model runs a node's share of the target's reducers, all at once as
+  there, and a map's input shrinks by `s` = those reducers / the target's, so a map's output over the reducers,
+  each fetch, is the target's size (the IO size on the drives);
+- data per task vs task memory: the sort buffer shrinks by s as a map's input does, and a reducer's memory as its
+  input does, so tasks spill and merge in as many passes as on the target;
 - tasks per drive: as many tasks at once as a target node runs, on as many drives;
 - CPU vs drives: the drives' MB/s and IOPS scale by `k` = this machine's cores / (the target's cores x `core_speed`,
   a target core's speed in this machine's), so a node's CPU and drives keep their balance.
@@ -86,11 +87,11 @@ def derive(target: Hardware, target_size: int, data_bytes: int, here: Here, core
            target_reducers: int | None = None, task_heap: int = TARGET_TASK_HEAP) -> ScaleModel:
     """The model of one target node at `data_bytes` of data on this machine (see the module's doc for the rules)."""
     per_node = target_size / target.nodes
-    s = min(1.0, math.sqrt(data_bytes / per_node))
     k = here.cores / (target.cores * core_speed)  # a node's CPU there in this machine's cores: target.cores x core_speed
     reducers_t = target_reducers or target.nodes * target.cores  # one wave of reducers on every task slot
+    reducers = max(1, round(reducers_t / target.nodes))  # a node's share: as many reducers at once as there
+    s = min(1.0, reducers / reducers_t)  # so that map output / reducers, the fetch, is the target's
     split = max(MB, int(TARGET_SPLIT * s))
-    reducers = max(1, round(s * reducers_t))
     input_per_reducer_t, input_per_reducer = target_size / reducers_t, data_bytes / reducers
     # a reducer's memory there (its heap); here shrunk as its input is
     shuffle = max(MIN_REDUCER_MEMORY, int(task_heap * input_per_reducer / input_per_reducer_t))
@@ -99,7 +100,7 @@ def derive(target: Hardware, target_size: int, data_bytes: int, here: Here, core
     model = ScaleModel(target.name, target_size, data_bytes, s, k, split, max(1, math.ceil(data_bytes / split)),
                        reducers, max(1, round(TARGET_SORT_BUFFER * s / MB)), shuffle, target.cores, cache)
     settings = _settings(model, target, per_node, cache_t, reducers_t, task_heap)
-    return ScaleModel(**{**asdict(model), "settings": settings, "breaks": _breaks(model, target, task_heap)})
+    return ScaleModel(**{**asdict(model), "settings": settings, "breaks": _breaks(model, target, per_node, task_heap)})
 
 
 def _settings(m: ScaleModel, t: Hardware, per_node: float, cache_t: float, reducers_t: int,
@@ -113,9 +114,9 @@ def _settings(m: ScaleModel, t: Hardware, per_node: float, cache_t: float, reduc
         Setting("map input (split)", format_size(m.split_bytes), format_size(TARGET_SPLIT),
                 f"split / sort buffer = {TARGET_SPLIT / TARGET_SORT_BUFFER:.2f}: the same spill passes"),
         Setting("sort buffer", f"{m.sort_buffer_mb} MB", format_size(TARGET_SORT_BUFFER), "x s"),
-        Setting("maps per node", str(m.maps), str(maps_t), "x s"),
-        Setting("reducers", str(m.reducers), f"{reducers_t} ({reducers_t // t.nodes} per node)",
-                "x s: the same fetch size"),
+        Setting("maps per node", str(m.maps), str(maps_t), "data here / split (fewer waves)"),
+        Setting("reducers", str(m.reducers), f"{reducers_t} ({reducers_t / t.nodes:.3g} per node)",
+                "a node's share, all at once"),
         Setting("shuffle fetch (map output / reducers)", format_size(fetch), format_size(fetch_t), "the IO size"),
         Setting("reducer memory", format_size(m.reduce_shuffle_bytes), format_size(heap_t),
                 "reduce input / reducer memory: the same merge passes"),
@@ -124,12 +125,16 @@ def _settings(m: ScaleModel, t: Hardware, per_node: float, cache_t: float, reduc
     )
 
 
-def _breaks(m: ScaleModel, t: Hardware, heap_t: int) -> tuple[str, ...]:
+def _breaks(m: ScaleModel, t: Hardware, per_node: float, heap_t: int) -> tuple[str, ...]:
     out = ["one node: no network between nodes, so replication's and the shuffle's network traffic is not modelled"]
     if m.size_factor >= 1.0:
         out.append("the model is as big as a target node: nothing is shrunk")
     if m.sort_buffer_mb * MB > 2 * TARGET_SORT_BUFFER * m.size_factor:
         out.append(f"the sort buffer cannot shrink below {MIN_SORT_BUFFER // MB} MB: maps spill less often than there")
+    maps_t = per_node / TARGET_SPLIT
+    if m.maps < maps_t / 10:
+        out.append(f"a reducer merges the output of {m.maps} maps here, of {maps_t:,.0f} there: fewer merge passes "
+                   "(the model's data is fewer waves of the same tasks)")
     fetch = m.split_bytes / m.reducers
     if fetch > 0.25 * SHUFFLE_BUFFER_SHARE * m.reduce_shuffle_bytes and not fetch > 0.25 * SHUFFLE_BUFFER_SHARE * heap_t:
         out.append("a fetch is more than a quarter of a reducer's in-memory shuffle here, not there: here every fetch "
