@@ -129,5 +129,5 @@ def test_the_io_profile_gives_each_phases_network_rate():
            "avg_write_kb": 0, "read_mb_s": 0, "write_mb_s": 0, "util_pct": 0, "cpu_busy_pct": 50, "cpu_iowait_pct": 0,
            "net_rx_mb": 2.0, "net_tx_mb": 64.0}
     idle = dict(row, net_rx_mb=0.0, net_tx_mb=0.0, phase="idle")
-    (out,) = _profile_rows(SimpleNamespace(profile=[row, idle]))
+    (out,) = _profile_rows(SimpleNamespace(profile=[row, idle], limit_loads={}))  # (no emulated device)
     assert out[PROFILE_HEAD.index("net out MB (MB/s)")] == "64.0 (16.0)" and out[PROFILE_HEAD.index("net in MB (MB/s)")] == "2.0 (0.5)"

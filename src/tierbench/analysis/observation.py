@@ -5,6 +5,7 @@ from dataclasses import dataclass, field
 from ..sampling.phases import WRITEBACK, io_profile, label_samples, run_character
 from ..store import StoredRun
 from ..workloads import WORKLOADS, IORoles
+from .emulated import EmulatedDevice, Load, device_ceilings, emulated_character, emulated_devices, phase_loads
 from .measures import throughput_of
 
 CACHE_RATIO = 0.5  # device reads below half the job's reads: most came from memory
@@ -19,6 +20,7 @@ class RunObservation:
     efficiency: float | None  # achieved / ceiling
     ceiling_note: str = ""
     roles: dict = field(default_factory=dict)  # device -> roles
+    limit_loads: dict[tuple[str, str], Load] = field(default_factory=dict)  # (phase, emulated device) -> its throttle's load
 
     @property
     def cache_note(self) -> str | None:
@@ -51,22 +53,26 @@ def device_mb(profile: list[dict], devices, kind: str, writeback: bool = False) 
     return sum(r[kind] for r in profile if r["device"] in devices and (r["phase"] == WRITEBACK) == writeback)
 
 
-def observe(record: StoredRun, storage_map: dict, probe: dict | None, cores: int) -> RunObservation | None:
+def observe(record: StoredRun, storage_map: dict, probe: dict | None, cores: int,
+            emulated: dict | None = None) -> RunObservation | None:
+    """What the run's samples say; `emulated` is study.json's (loop device -> the emulated device as made): those
+    devices are judged against their throttle's limits, not their utilisation."""
     s = record.samples
     if not s or not s.get("t_ms"):
         return None
     labels = label_samples(s, record.details.get("phases", []))
     roles = device_roles(record, storage_map)
     profile = io_profile(s, labels, roles)
-    character = run_character(profile, cores)
+    devices = emulated_devices(emulated)
+    character = emulated_character(profile, s, labels, devices, cores) or run_character(profile, cores)
     data_devs = [d for d, r in roles.items() if "data" in r]
     inter_devs = [d for d, r in roles.items() if "intermediate" in r]
     mb = io_roles(record).mb(record.metrics)
     notes = [n for n in (_read_note(record, profile, data_devs, mb["input"]),
                          _write_note(record, profile, sorted(set(data_devs) | set(inter_devs)), mb),
                          _shuffle_note(profile, inter_devs, data_devs, mb)) if n]
-    eff, note = efficiency(record, probe, data_devs)
-    return RunObservation(labels, profile, character, notes, eff, note, roles)
+    eff, note = efficiency(record, probe, data_devs, devices)
+    return RunObservation(labels, profile, character, notes, eff, note, roles, phase_loads(s, labels, devices))
 
 
 def _read_note(record, profile, data_devs, read_mb) -> str | None:
@@ -119,20 +125,23 @@ def _shuffle_note(profile, inter_devs, data_devs, mb) -> str | None:
             "fits in RAM, so it measures memory; a larger job would read it from the device)")
 
 
-def efficiency(record: StoredRun, probe: dict | None, data_devs: list[str]) -> tuple[float | None, str]:
-    """The run's throughput as a fraction of its data devices' fio ceiling (read, write, or the lower of both);
-    a JBOD's ceiling is the sum of its drives' (the data set is spread over all of them)."""
-    if not probe or not data_devs:
+def efficiency(record: StoredRun, probe: dict | None, data_devs: list[str],
+               emulated: dict[str, EmulatedDevice] | None = None) -> tuple[float | None, str]:
+    """The run's throughput as a fraction of its data devices' ceiling (read, write, or the lower of both): fio's
+    probe of each device, else an emulated device's fio check or its throttle (analysis/emulated.py), the note
+    saying which when not the probe; a JBOD's ceiling is the sum of its drives' (the data set is spread over all)."""
+    if not data_devs:
         return None, ""
     achieved = throughput_of(record)
     if achieved is None:
         return None, ""
     io = io_roles(record)
     kinds = (["seq_read"] if io.reads else []) + (["seq_write"] if io.writes else [])
-    probed = [d for d in data_devs if probe.get(d, {}).get("tests")]
-    ceilings = [sum(probe[d]["tests"][k]["mb_s"] for d in probed) for k in kinds
-                if probed and all(k in probe[d]["tests"] for d in probed)]
+    known = {d: c for d in data_devs if (c := device_ceilings(d, probe, emulated or {}))}
+    ceilings = [sum(known[d][0][k] for d in known) for k in kinds if known and all(k in known[d][0] for d in known)]
     if not ceilings:
         return None, ""
     ceiling = min(ceilings)
-    return achieved / ceiling, f"{achieved:.0f} of {ceiling:.0f} MB/s ({'/'.join(kinds)} on {'+'.join(probed)})"
+    sources = [s for s in dict.fromkeys(src for _, src in known.values()) if s != "fio probe"]
+    return achieved / ceiling, (f"{achieved:.0f} of {ceiling:.0f} MB/s ({'/'.join(kinds)} on {'+'.join(known)}"
+                                + (f": {', '.join(sources)})" if sources else ")"))

@@ -22,6 +22,8 @@ class Engine(Protocol):
     version: str | None
     conf: dict  # the engine's resolved settings, secrets redacted
     sync_gaps: tuple[str, ...]  # durable mode: writes this engine cannot sync before a task ends, on any storage
+    # a scale model's page cache budget (study/memory_budget.py): told the pid of each process the engine starts
+    confine: Callable[[int], None] | None = None
 
     def open(self, variant: str, config, local_dirs: list[Path], on_phase: Callable[[str], None],
              also: tuple = ()) -> bool | None:

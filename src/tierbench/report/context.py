@@ -26,13 +26,14 @@ class StudyFacts:
     tool_version: str | None
     git_commit: str | None
     command_line: list[str]
+    memory_budget: dict | None = None  # a scale model's page cache budget: enforced, or why not
 
     @classmethod
     def of(cls, stored: StoredStudy) -> "StudyFacts":
         study = stored.study
         return cls(stored.probe or {}, study.probe_error, stored.predictions, study.node_check, study.emulated or {},
                    bool(study.emulation_skipped), study.engine_applications or {}, study.tool_version, study.git_commit,
-                   study.command_line)
+                   study.command_line, study.memory_budget)
 
 
 @dataclass(frozen=True)
@@ -72,7 +73,7 @@ def build_context(stored: StoredStudy, now: datetime | None = None) -> ReportCon
     machine = study.machine or {}
     cores = machine.get("cpu_cores") or 1
     facts = StudyFacts.of(stored)
-    obs = {r.run_key: observe(r, storage_map, facts.probe, cores) for r in runs if r.status == "ok"}
+    obs = {r.run_key: observe(r, storage_map, facts.probe, cores, facts.emulated) for r in runs if r.status == "ok"}
     profiled = profiled_runs(runs, configs, workloads)
     phases = [p for r in profiled if obs.get(r.run_key) for p in obs[r.run_key].labels]
     return ReportContext(facts, spec, variants, configs, workloads, {v["name"]: v.get("config", v["name"]) for v in variants},

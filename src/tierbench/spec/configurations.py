@@ -7,7 +7,7 @@ from ..errors import SpecError
 from ..fields import check_dirs, positive_int, required, unknown_fields
 from ..ownership import NAME_RE
 from ..redaction import has_password_in_url
-from ..storage.emulation import parse_emulated
+from ..storage.emulated_spec import parse_emulated
 from ..storage.types import StorageConfig, parse_data, storage_type
 from .cluster import check_intermediate_applies, check_local_data_reaches_every_node
 from .knobs import swept, token

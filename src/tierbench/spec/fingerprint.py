@@ -12,7 +12,7 @@ import hashlib
 import json
 
 RUN_FIELDS = ("name", "repeats", "engines", "storage", "workloads", "baseline", "drop_caches", "keep_data", "sweeps",
-              "durability", "cluster", "warm_up", "free_page_reporting")
+              "durability", "cluster", "warm_up", "free_page_reporting", "scale")
 # of each engine: not keep_alive_memory (how long JVMs live between runs, not what runs)
 ENGINE_RUN_FIELDS = ("name", "kind", "master", "driver_memory", "executor_memory", "conf", "mode", "hadoop_conf_dir", "knobs")
 # of each storage configuration: not setup and teardown (how the cluster is prepared, not what runs: a fixed command
@@ -20,6 +20,7 @@ ENGINE_RUN_FIELDS = ("name", "kind", "master", "driver_memory", "executor_memory
 CONFIG_RUN_FIELDS = ("name", "data", "intermediate", "split", "description", "data_type", "replication", "store_conf",
                      "emulated")
 UNRECORDED = {
+    "scale": None,  # no scale model
     "durability": "engine",  # studies recorded before the setting existed ran with the engine's semantics
     "free_page_reporting": "as-is",  # the default
     "warm_up": True,  # the default (studies recorded before it existed differ in tool version, checked on resume)

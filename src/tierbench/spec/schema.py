@@ -21,6 +21,7 @@ from .configurations import parse_configurations
 from .cost import CostSpec, parse_cost
 from .engine import EngineSpec, parse_engines
 from .fingerprint import run_fingerprint
+from .scale import apply_scale, parse_scale
 from .workload_list import WorkloadSpec, check_against_producers, parse_workloads
 
 MAX_REPEATS = 1000
@@ -31,7 +32,7 @@ DURABILITY = ("durable", "engine")  # durable: every write on the device before 
 # set back after (study/host_memory.py); "as-is": the machine is left alone
 FREE_PAGE_REPORTING = ("as-is", "off")
 TOP_KEYS = ("name", "description", "repeats", "baseline", "drop_caches", "durability", "keep_data", "warm_up", "engine", "engines", "storage",
-            "workloads", "cost", "sampling", "probe", "cluster", "pipelines", "mix", "free_page_reporting")
+            "workloads", "cost", "sampling", "probe", "cluster", "pipelines", "mix", "free_page_reporting", "scale")
 SAMPLING_KEYS = ("enabled", "interval_s")
 PROBE_KEYS = ("enabled", "size", "runtime_s")
 
@@ -74,6 +75,7 @@ class Spec:
     pipelines: tuple = ()  # {"name", "workloads": [labels]}
     mix: dict = field(default_factory=dict)  # label -> weight
     free_page_reporting: str = "as-is"  # one of FREE_PAGE_REPORTING
+    scale: dict | None = None  # [scale]: the scale model's derived settings (model/scale.py ScaleModel.to_dict())
 
     def config(self, name: str) -> StorageConfig:
         return next(c for c in self.storage if c.name == name)
@@ -107,6 +109,8 @@ def parse_spec(raw: dict, source: str = "<spec>", base_dir: Path | None = None) 
     src = source
     base_dir = base_dir or Path.cwd()
     unknown_fields(src, "", raw, TOP_KEYS)
+    scale = parse_scale(src, raw, base_dir)
+    raw = apply_scale(src, raw, scale) if scale else raw  # the derived settings, checked below as a user's would be
     study = _parse_study(src, raw)
     sweeps: list[dict] = []  # the knobs given as lists, as each table expands them
     engines = parse_engines(src, raw, sweeps)
@@ -120,7 +124,8 @@ def parse_spec(raw: dict, source: str = "<spec>", base_dir: Path | None = None) 
     wl_dicts = [{"name": w.name, "label": w.label} for w in workloads]
     return Spec(**study, source=src, engines=engines, storage=storage, workloads=tuple(workloads), baseline=baseline,
                 cost=cost, **sampling, **probe, sweeps=tuple(sweeps), cluster=parse_cluster(src, raw.get("cluster"), base_dir),
-                pipelines=parse_pipelines(src, raw.get("pipelines"), wl_dicts), mix=parse_mix(src, raw.get("mix"), wl_dicts))
+                pipelines=parse_pipelines(src, raw.get("pipelines"), wl_dicts), mix=parse_mix(src, raw.get("mix"), wl_dicts),
+                scale=scale.to_dict() if scale else None)
 
 
 def _parse_study(src, raw: dict) -> dict:

@@ -40,6 +40,7 @@ from ..units import MB, format_size
 
 BLKIO = Path("/sys/fs/cgroup/blkio")
 MiB = 1 << 20
+FIGURES = ("read_mb_s", "write_mb_s", "read_iops", "write_iops")  # a drive's four figures, as a Profile has them
 HEADROOM = 0.8  # the fastest profile at 80% of the real disk: the throttle, not the disk, sets the pace
 
 
@@ -177,16 +178,32 @@ def scale_factor(ceiling_mb_s: float) -> float:
     return min(1.0, HEADROOM * ceiling_mb_s / fastest)
 
 
+def throttle_limits(p: Profile) -> dict[str, float]:
+    """The limits the root group's throttle holds a device of this profile to (what `_throttle` writes): its MB/s
+    (tierbench's MB, 2^20 bytes), and its IOPS, raised where they would cap a sequential stream below its bandwidth."""
+    # never let IOPS cap a sequential stream below its bandwidth: reads come in requests of up to 1 MiB (the
+    # read-ahead; measured: 26 IOPS held a 26 MB/s stream to 20 MB/s), and the throttle counts writeback's
+    # requests before they are merged, ~256 KiB each (measured: 19 write IOPS held an fsync'ed 20 MB/s stream
+    # to 13 MB/s; 40 let it run at 19.5)
+    return {"read_mb_s": p.read_mb_s, "write_mb_s": p.write_mb_s,
+            "read_iops": max(p.read_iops, 2 * p.read_mb_s), "write_iops": max(p.write_iops, 4 * p.write_mb_s)}
+
+
+def stored_limits(entry: dict) -> dict[str, float]:
+    """The throttle's limits of an emulated device as study.json's `emulated` holds it: those recorded when the
+    study ran, else (results from before they were recorded) worked out from its profile as applied."""
+    if entry.get("limits"):
+        return dict(entry["limits"])
+    p = entry["profile"]
+    return throttle_limits(Profile(p.get("name", "?"), p["read_mb_s"], p["write_mb_s"], p["read_iops"], p["write_iops"],
+                                   p.get("source", "")))
+
+
 def _throttle(major_minor: str, p: Profile | None) -> None:
     """Write (or, with p=None, clear) the root group's limits for one device."""
-    # MB/s as the data sheets and the rest of tierbench count them: 10^6 bytes
-    limits = {"read_bps_device": p.read_mb_s * MB if p else 0, "write_bps_device": p.write_mb_s * MB if p else 0,
-              # never let IOPS cap a sequential stream below its bandwidth: reads come in requests of up to
-              # 1 MiB (the read-ahead; measured: 26 IOPS held a 26 MB/s stream to 20 MB/s), and the throttle
-              # counts writeback's requests before they are merged, ~256 KiB each (measured: 19 write IOPS held
-              # an fsync'ed 20 MB/s stream to 13 MB/s; 40 let it run at 19.5)
-              "read_iops_device": max(p.read_iops, 2 * p.read_mb_s) if p else 0,
-              "write_iops_device": max(p.write_iops, 4 * p.write_mb_s) if p else 0}
+    applied = throttle_limits(p) if p else {}
+    limits = {"read_bps_device": applied.get("read_mb_s", 0) * MB, "write_bps_device": applied.get("write_mb_s", 0) * MB,
+              "read_iops_device": applied.get("read_iops", 0), "write_iops_device": applied.get("write_iops", 0)}
     for key, value in limits.items():
         (BLKIO / f"blkio.throttle.{key}").write_text(f"{major_minor} {int(value)}\n")
 
@@ -294,67 +311,32 @@ def describe(dev: Device) -> str:
 
 
 # -- devices a spec declares: data = { emulate = "hdd", size = "8GB" } -------------------------------------------
-EMULATE_KEYS = ("emulate", "size", "drives")
-# an emulated intermediate role may also say how its devices share the shuffle with the data drives
-INTERMEDIATE_EMULATE_KEYS = (*EMULATE_KEYS, "split", "with_data")
-DEFAULT_SIZE = "8GB"
-MAX_DRIVES = 24
-MAX_SPLIT = 64
-
-
-def parse_emulated(src: str, where: str, value: dict, name: str, intermediate: bool = False) -> tuple[list[str], list[dict], bool]:
-    """A `data` or `intermediate` table that asks for emulated devices (`drives` of them: a JBOD): their
-    directories, the device entries {"device", "profile", "size"} -- the runner brings the devices up before the
-    study and down after it -- and, for `intermediate`, whether the data drives take shuffle too (`with_data`).
-
-    `split = N` (intermediate only) lists each emulated drive as N directories, so Spark's round-robin over
-    local dirs gives that drive N shares: the Cloudera study's SSD "split into 10 local directories" beside
-    six HDDs."""
-    from ..errors import SpecError
-    from ..fields import unknown_fields
-    from ..units import parse_size
-
-    unknown_fields(src, f"{where}.", value, INTERMEDIATE_EMULATE_KEYS if intermediate else EMULATE_KEYS,
-                   problem="unknown field beside `emulate`; accepted")
-    if value["emulate"] not in PROFILES:
-        raise SpecError(src, f"{where}.emulate", f"expected one of {', '.join(map(repr, PROFILES))}, got {value['emulate']!r}")
-    try:
-        size = parse_size(value.get("size", DEFAULT_SIZE))
-    except ValueError as e:
-        raise SpecError(src, f"{where}.size", str(e)) from None
-    if size < 256 * MB:
-        raise SpecError(src, f"{where}.size", f"at least 256MB (ext4 and the data), got {value.get('size')!r}")
-    drives = value.get("drives", 1)
-    if isinstance(drives, bool) or not isinstance(drives, int) or not 1 <= drives <= MAX_DRIVES:
-        raise SpecError(src, f"{where}.drives", f"expected a whole number of drives from 1 to {MAX_DRIVES}, got {drives!r}")
-    split = value.get("split", 1)
-    if isinstance(split, bool) or not isinstance(split, int) or not 1 <= split <= MAX_SPLIT:
-        raise SpecError(src, f"{where}.split", f"expected a whole number of directories per drive from 1 to {MAX_SPLIT}, got {split!r}")
-    with_data = value.get("with_data", False)
-    if not isinstance(with_data, bool):
-        raise SpecError(src, f"{where}.with_data", f"expected true or false, got {with_data!r}")
-    names = [name] if drives == 1 else [f"{name}{i}" for i in range(1, drives + 1)]
-    mounts = [root_dir() / n / "mnt" for n in names]
-    dirs = [str(m) for m in mounts] if split == 1 else [str(m / f"d{i}") for m in mounts for i in range(split)]
-    return dirs, [{"device": n, "profile": value["emulate"], "size": size} for n in names], with_data
-
-
 def bring_up(entries: list[dict], on_phase=print) -> list[str]:
     """Each declared device up (made and checked with fio if it is not), refused if one of that name differs.
     Returns the names this call made (the study brings those down when it is done)."""
     check_can_emulate()
     made = []
     for e in entries:
-        dev = device(e["device"])
+        dev, custom = device(e["device"]), _custom_profile(e, on_phase)
         if dev is not None:
-            if dev.profile.name != e["profile"] or dev.size_bytes != e["size"]:
+            if dev.profile.name != e["profile"] or dev.size_bytes != e["size"] or (custom and custom != dev.profile):
                 raise UserError(f"emulated device {e['device']} is up as {dev.profile.name}, {format_size(dev.size_bytes)}, "
                                 f"not {e['profile']}, {format_size(e['size'])}: tierbench emulate down {e['device']}")
             continue
         on_phase(f"emulating {e['profile']} as {e['device']}")
-        fio_check(up(e["device"], e["profile"], e["size"], on_phase=on_phase), on_phase=on_phase)
+        fio_check(up(e["device"], e["profile"], e["size"], custom, on_phase=on_phase), on_phase=on_phase)
         made.append(e["device"])
     return made
+
+
+def _custom_profile(entry: dict, on_phase) -> Profile | None:
+    """A device entry's own figures, slowed alike only where this machine's disk could not keep their pace."""
+    if "figures" not in entry:
+        return None
+    f = entry["figures"]
+    factor = min(1.0, HEADROOM * machine_ceiling(on_phase) / max(f["read_mb_s"], f["write_mb_s"]))
+    source = "the study's own figures" + (f"; slowed x{factor:.3g} to this machine's disk" if factor < 1 else "")
+    return Profile(entry["profile"], *(round(f[k] * factor, 3) for k in FIGURES), source)
 
 
 def devices_under(paths) -> list[Device]:

@@ -127,6 +127,9 @@ SPEC = Obj({
     "durability?": Nullable(STR), "engine?": ENGINE, "engines?": ListOf(ENGINE), "cost?": Nullable(COST),
     "sweeps?": Nullable(ListOf(SWEEP)), "pipelines?": ListOf(Obj({"name": STR, "workloads": ListOf(STR)})),
     "mix?": Nullable(MapOf(NUM)), "cluster?": Nullable(OBJ),
+    "scale?": Nullable(Obj({"target": STR, "target_size": NUM, "data_bytes": NUM, "rate_factor": NUM, "page_cache_bytes": NUM,
+                            "settings": ListOf(Obj({k: STR for k in ("name", "here", "target", "keeps")})),
+                            "breaks": ListOf(STR)})),
 })
 
 NODE_CHECK = Obj({"error?": Nullable(STR), "summary": MapOf(INT),
@@ -147,6 +150,7 @@ PREDICTIONS = Obj({  # what `tierbench predict` stores, as the report's what-if 
 FIO_TEST = Obj({"mb_s": NUM, "iops?": NUM, "p99_latency_ms?": NUM})
 PROBE = MapOf(Obj({"tests?": MapOf(FIO_TEST), "dirs?": ListOf(STR), "error?": Nullable(STR)}))  # `tierbench probe`'s
 DRIVE_PROFILE = Obj({"name": STR, "read_mb_s": NUM, "write_mb_s": NUM, "read_iops": NUM, "write_iops": NUM})
+THROTTLE_LIMITS = Obj({k: NUM for k in ("read_mb_s", "write_mb_s", "read_iops", "write_iops")})  # as applied
 
 STUDY = Obj({
     "name": STR, "spec": OBJ, "schema_version?": INT,
@@ -157,7 +161,7 @@ STUDY = Obj({
                          "devices?": MapOf(Obj({"rotational?": Nullable(BOOL), "size_bytes?": Nullable(NUM),
                                                 "scheduler?": Nullable(STR), "disk?": Nullable(STR)}))}),
     "probe?": Nullable(PROBE),
-    "probe_error?": Nullable(STR), "emulated?": Nullable(MapOf(Obj({"name": STR, "profile": DRIVE_PROFILE}))),
+    "probe_error?": Nullable(STR), "emulated?": Nullable(MapOf(Obj({"name": STR, "profile": DRIVE_PROFILE, "limits?": THROTTLE_LIMITS}))),
     # `predictions` and `probe`: kept in study.json before version 5, in files of their own since (derived.py)
     "node_check?": Nullable(NODE_CHECK), "predictions?": Nullable(PREDICTIONS), "config_commands?": ListOf(OBJ),
     "engine_applications?": Nullable(MapOf(Obj({"started": INT, "resumed": INT, "keep_alive_memory": Nullable(NUM)}))),

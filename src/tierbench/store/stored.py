@@ -96,6 +96,7 @@ class StudyFile:
     node_check: dict | None = None
     probe_error: str | None = None
     free_page_reporting: str | None = None
+    memory_budget: dict | None = None  # a scale model's page cache budget: {"bytes", "enforced", "group" or "why"}
     engine_applications: dict | None = None
     config_commands: list = field(default_factory=list)
     extra: dict = field(default_factory=dict)

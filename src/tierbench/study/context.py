@@ -28,6 +28,7 @@ class RunContext:
     resume: bool  # continuing a study: an interrupted attempt's output may be on a remote file system
     # told (run key, step name) as each step of the lifecycle begins, setup and teardown of a block included
     on_step: Callable[[str, str], None] = no_step_watcher
+    memory_budget: object | None = None  # a scale model's page cache budget (memory_budget.MemoryBudget), if enforced
 
     def copy_targets(self, config) -> tuple:
         """Other storage configurations that this configuration's workloads write to (a copy's `to`)."""

@@ -224,6 +224,8 @@ class RunLifecycle:
             devices = {device_of(d) for d in (*self.config.local_data, *self.config.intermediate)} - {None}
             self.sampler = Sampler(sorted(devices), spec.sampling_interval_s).start()
             self.context.nodes.start(self.engine)
+        if self.context.memory_budget is not None:
+            self.context.memory_budget.start_run()
 
     def run(self) -> None:
         self._phase("running")
@@ -247,6 +249,8 @@ class RunLifecycle:
             raise _Stop(self.outcome.error)
 
     def stop_sampling(self) -> None:
+        if self.context.memory_budget is not None:  # the page cache the engine's processes held at most, vs the budget
+            self.record.details["memory_budget"] = self.context.memory_budget.end_run()
         if self.sampler is not None:
             self._phase("sampling the writeback (sync)")
             self.record.samples = self.sampler.stop(writeback=True)

@@ -159,7 +159,8 @@ class StudyRunner:
         if used:
             emulation.check_can_emulate()
             emulation.enter_group()
-            self.emulated = {Path(d.loop).name: d.to_dict() for d in used}
+            # with the limits the throttle applied (its IOPS may exceed the profile's): the report judges the runs by them
+            self.emulated = {Path(d.loop).name: {**d.to_dict(), "limits": emulation.throttle_limits(d.profile)} for d in used}
 
     def _storage_map(self) -> dict:
         roles: dict[str, list[str]] = {"data": [], "intermediate": []}
@@ -229,10 +230,29 @@ class StudyRunner:
 
     def _run(self, console) -> ResultsDir:
         records = self.prepare()  # (every check that can refuse the study first: the memory touch takes a while)
-        with self._host_memory():
-            return self._run_plan(records, console)
+        with self._host_memory(), self._memory_budget() as budget:
+            return self._run_plan(records, console, budget)
 
-    def _run_plan(self, records: list, console) -> ResultsDir:
+    @contextlib.contextmanager
+    def _memory_budget(self):
+        """A scale model's page cache budget on the engines' processes while the study runs (memory_budget.py);
+        study.json says whether it was enforced."""
+        if not self.spec.scale:
+            yield None
+            return
+        from .memory_budget import MemoryBudget, can_budget
+
+        budget, why = self.spec.scale["page_cache_bytes"], can_budget()
+        if why:
+            print(f"tierbench: warning: {why}: the scale model's page cache is not bounded", file=sys.stderr, flush=True)
+            self.results.update_study(memory_budget={"bytes": budget, "enforced": False, "why": why})
+            yield None
+            return
+        with MemoryBudget(self.spec.name, budget) as b:
+            self.results.update_study(memory_budget={"bytes": budget, "enforced": True, "group": str(b.group)})
+            yield b
+
+    def _run_plan(self, records: list, console, budget=None) -> ResultsDir:
         done = latest_ok(records)
         todo = [p for p in self.plan if p.key not in done]
         progress = StudyProgress(len(self.plan), len(self.plan) - len(todo), console)
@@ -240,8 +260,10 @@ class StudyRunner:
             progress.info(f"resuming: {len(done)} of {len(self.plan)} runs already recorded ok, {len(todo)} to go")
         engines = self._engines or make_engines(self.spec, self.results.path / "logs")
         all_ok = True
+        for e in engines.values():
+            e.confine = budget.join if budget else None
         context = RunContext(self.spec, self.layout, self.results, self.nodes, progress, tuple(self.plan),
-                             tuple(self.command_line), self.resume, self.on_step)
+                             tuple(self.command_line), self.resume, self.on_step, budget)
         blocks = ConfigBlocks(context)  # storage.NAME.setup / teardown around each block of a configuration's runs
         try:
             with progress:

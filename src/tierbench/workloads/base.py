@@ -245,6 +245,11 @@ class Workload(ABC):
                 "intermediate": input_bytes if self.io.intermediate else 0,  # a sort shuffles all it reads
                 "output": self.data_bytes(params, input_bytes) if self.io.output else 0}
 
+    def scale_params(self, model) -> dict:
+        """The parameters a scale model (model/scale.py ScaleModel) derives for this workload: its data size, task
+        counts and splits as the full-size job's, shrunk. {}: the workload runs as the spec says."""
+        return {}
+
     # -- the warm-up of a fresh engine application (study/warmup.py) ------------------------------------
     warm_up_overrides: dict | None = {}  # parameters that make a run small (a generator's size); None: not warmed up
 

@@ -54,6 +54,9 @@ class TeraGen(Workload):
         p, rows = req.params, self.rows(req.params)
         return {"rows": rows, "tasks": generator_tasks(rows * 100, p["tasks"]), "output": req.outputs, "filler": p["filler"]}
 
+    def scale_params(self, model) -> dict:
+        return {"size": model.data_bytes, "tasks": model.tasks}  # the node's data, by as many writers as its slots
+
     def hadoop_command(self, req, mode):
         extra = {"mapreduce.job.maps": req.params["tasks"]} if req.params["tasks"] else {}
         return extra, [str(self.rows(req.params)), req.outputs[0]]
@@ -84,6 +87,9 @@ class TeraSort(Workload):
     def spark_params(self, req):
         p = req.params
         return {"input": req.inputs, "output": req.outputs, "partitions": p["partitions"], "split_bytes": p["split_size"]}
+
+    def scale_params(self, model) -> dict:
+        return {"split_size": model.split_bytes, "partitions": model.reducers}
 
     def hadoop_command(self, req, mode):
         extra = split_conf(req.params["split_size"])

@@ -109,6 +109,8 @@ class HadoopEngine(Engine):
             log.write("# " + mask(" ".join(cmd)) + "\n")
             log.flush()
             proc = processes.spawn(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=req.scratch, stdin=subprocess.DEVNULL)
+            if self.confine:  # a scale model's page cache budget holds the job's JVM
+                self.confine(proc.pid)
             try:
                 while True:
                     try:

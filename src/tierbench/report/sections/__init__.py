@@ -6,7 +6,7 @@ section formats what analysis/ computed; it computes no figure of its own. Addin
 """
 
 from . import (ceilings, commit, comparisons, cost, environment, findings, gateways, intermediate, machine, mix, nodes,
-               pipelines, profile, runs, sql, storage, summary, sweeps, whatif, working_set)
+               pipelines, profile, runs, scale, sql, storage, summary, sweeps, whatif, working_set)
 
 ORDER = (findings, comparisons, pipelines, sweeps, sql, commit, gateways, cost, mix, summary, profile, nodes, intermediate,
-         working_set, storage, machine, ceilings, whatif, environment, runs)
+         working_set, scale, storage, machine, ceilings, whatif, environment, runs)

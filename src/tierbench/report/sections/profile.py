@@ -8,6 +8,7 @@ from ..formats import net
 PROFILE_HEAD = ["phase", "device (holds)", "s", "read MB", "write MB", "read IOs", "write IOs", "merges r/w",
                 "avg read KB", "avg write KB", "read MB/s", "write MB/s", "util %", "CPU busy %", "iowait %",
                 "net in MB (MB/s)", "net out MB (MB/s)"]
+LIMIT_HEAD = "of the emulated limit"  # an emulated device's util % stays low: the throttle holds its requests back
 
 
 def sections(ctx: ReportContext) -> list[Section]:
@@ -26,7 +27,7 @@ def sections(ctx: ReportContext) -> list[Section]:
         if svg:
             sub.add(Figure(svg, None, "device read and write MB/s and CPU % over the run, phases as bands", kind="timeline"))
         if o:
-            sub.add(Table(PROFILE_HEAD, profile_rows(o)))
+            sub.add(Table(PROFILE_HEAD + ([LIMIT_HEAD] if o.limit_loads else []), profile_rows(o)))
         sec.add(sub)
     return [sec]
 
@@ -41,5 +42,12 @@ def profile_rows(o) -> list[list[str]]:
                      f"{r['read_mb']:.1f}", f"{r['write_mb']:.1f}", str(r["read_ios"]), str(r["write_ios"]),
                      f"{r['read_merges']}/{r['write_merges']}", f"{r['avg_read_kb']:.0f}", f"{r['avg_write_kb']:.0f}",
                      f"{r['read_mb_s']:.1f}", f"{r['write_mb_s']:.1f}", f"{r['util_pct']:.0f}", f"{r['cpu_busy_pct']:.0f}",
-                     f"{r['cpu_iowait_pct']:.0f}", net(r.get("net_rx_mb", 0), r["seconds"]), net(r.get("net_tx_mb", 0), r["seconds"])])
+                     f"{r['cpu_iowait_pct']:.0f}", net(r.get("net_rx_mb", 0), r["seconds"]), net(r.get("net_tx_mb", 0), r["seconds"])]
+                    + ([_limit_load(o, r)] if o.limit_loads else []))
     return rows
+
+
+def _limit_load(o, row) -> str:
+    """An emulated device's load in the phase as a share of its throttle's limits ("94% of 29 MB/s write")."""
+    load = o.limit_loads.get((row["phase"], row["device"]))
+    return load.text() if load else "–"

@@ -2,14 +2,26 @@
 
 from ...workloads import WORKLOADS
 from ..context import ReportContext
-from ..document import Section, Table
+from ..document import Paragraph, Section, Table
 from ..formats import fmt
 
 RUN_HEAD = ["run", "status", "wall s", "key metrics", "bound by", "of the device's ceiling", "started (UTC)", "cache dropped", "error"]
 
 
+EMULATED_NOTE = (
+    "'bound by' judges an emulated device (a loop device the throttle holds to its profile) against the throttle's "
+    "limits, not its utilisation, which stays low while requests wait in the throttle: each sample interval's read and "
+    "write MB/s and IOPS on it as shares of the limits, the highest the interval's load; 80% or more over the run's "
+    "intervals means the device's limit set the pace. 'of the device's ceiling' puts the run's throughput against fio's "
+    "probe of its data device, else, for an emulated device, the fio check run when it was brought up, else its "
+    "throttle's limits; each cell says which.")
+
+
 def sections(ctx: ReportContext) -> list[Section]:
-    return [Section("Every run", 2, [Table(RUN_HEAD, _run_rows(ctx.runs, ctx.observations))])]
+    sec = Section("Every run", 2)
+    if any(o and o.limit_loads for o in ctx.observations.values()):
+        sec.add(Paragraph(EMULATED_NOTE, muted=True))
+    return [sec.add(Table(RUN_HEAD, _run_rows(ctx.runs, ctx.observations)))]
 
 
 def _key_metrics(r) -> str:

@@ -1,0 +1,145 @@
+"""The scale model: a small study on one machine that keeps the full-size job's dimensionless numbers.
+
+A study with `[scale] target = "sandisk-hybrid"` and `size = "1TB"` runs on this machine as one of the target's
+nodes, shrunk. Like a wind-tunnel model, it cannot keep every figure, so it keeps the ratios that decide where
+a storage tier wins (docs/scale-model.md):
+
+- data per node vs page cache: the page cache a node's engine may use is a budget, the target's free memory per
+  node shrunk with the data (enforced by a memory cgroup around the engine's processes: study/memory_budget.py);
+- shuffle fetch size and reducers at once: the model runs a node's share of the target's reducers, all at once as
+  there, and a map's input shrinks by `s` = those reducers / the target's, so a map's output over the reducers,
+  each fetch, is the target's size (the IO size on the drives);
+- data per task vs task memory: the sort buffer shrinks by s as a map's input does, and a reducer's memory as its
+  input does, so tasks spill and merge in as many passes as on the target;
+- tasks per drive: as many tasks at once as a target node runs, on as many drives;
+- CPU vs drives: the drives' MB/s and IOPS scale by `k` = this machine's cores / (the target's cores x `core_speed`,
+  a target core's speed in this machine's), so a node's CPU and drives keep their balance.
+
+What cannot be kept (the network between nodes, a NameNode's work, stragglers) is listed in `breaks`.
+"""
+
+import math
+from dataclasses import asdict, dataclass, field
+
+from ..units import MB, format_size
+from .hardware import Drive, Hardware
+
+# What a Hadoop job of the studies' time used when the study names no figure of its own (Hadoop's defaults)
+TARGET_SPLIT = 128 * MB       # dfs.blocksize: one map per block
+TARGET_SORT_BUFFER = 100 * MB  # mapreduce.task.io.sort.mb
+TARGET_TASK_HEAP = 1 << 30     # a task's JVM heap (-Xmx1g)
+SHUFFLE_BUFFER_SHARE = 0.70    # mapreduce.reduce.shuffle.input.buffer.percent: a reducer's in-memory shuffle
+MIN_CACHE_SHARE = 0.05         # a node's page cache is never less than this share of its memory
+MIN_SORT_BUFFER = 1 * MB       # Hadoop's io.sort.mb is a whole number of MB
+MIN_REDUCER_MEMORY = 8 * MB    # below this a reducer's in-memory shuffle holds no fetch at all
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One derived setting: its value here and the target's, and the ratio it keeps."""
+    name: str
+    here: str
+    target: str
+    keeps: str
+
+
+@dataclass(frozen=True)
+class ScaleModel:
+    target: str                 # the hardware description's name
+    target_size: int            # bytes the full-size job processes (all nodes)
+    data_bytes: int             # bytes the model processes here (one node)
+    size_factor: float          # s: task sizes here / there
+    rate_factor: float          # k: drive speeds here / there
+    split_bytes: int            # a map's input here
+    maps: int
+    reducers: int
+    sort_buffer_mb: int         # mapreduce.task.io.sort.mb here
+    reduce_shuffle_bytes: int   # the memory a reducer's in-memory shuffle is a share of, here
+    tasks: int                  # tasks at once (the target node's task slots)
+    page_cache_bytes: int       # the page cache budget of the engine's processes here
+    settings: tuple[Setting, ...] = field(default=())
+    breaks: tuple[str, ...] = field(default=())
+
+    def drive_figures(self, drive: Drive) -> dict:
+        """A target drive's figures as the model's emulated drive runs them (k x each)."""
+        k = self.rate_factor
+        return {"read_mb_s": drive.read_mb_s * k, "write_mb_s": drive.write_mb_s * k,
+                "read_iops": drive.read_iops * k, "write_iops": drive.write_iops * k}
+
+    def hadoop_conf(self) -> dict:
+        """The MapReduce settings that carry the derived task sizes and concurrency (LocalJobRunner: one JVM)."""
+        return {"mapreduce.task.io.sort.mb": self.sort_buffer_mb,
+                "mapreduce.reduce.memory.totalbytes": self.reduce_shuffle_bytes,
+                "mapreduce.local.map.tasks.maximum": self.tasks,
+                "mapreduce.local.reduce.tasks.maximum": min(self.tasks, self.reducers)}
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Here:
+    """This machine, as the model needs it."""
+    cores: int
+
+
+def derive(target: Hardware, target_size: int, data_bytes: int, here: Here, core_speed: float = 1.0,
+           target_reducers: int | None = None, task_heap: int = TARGET_TASK_HEAP) -> ScaleModel:
+    """The model of one target node at `data_bytes` of data on this machine (see the module's doc for the rules)."""
+    per_node = target_size / target.nodes
+    k = here.cores / (target.cores * core_speed)  # a node's CPU there in this machine's cores: target.cores x core_speed
+    reducers_t = target_reducers or target.nodes * target.cores  # one wave of reducers on every task slot
+    reducers = max(1, round(reducers_t / target.nodes))  # a node's share: as many reducers at once as there
+    s = min(1.0, reducers / reducers_t)  # so that map output / reducers, the fetch, is the target's
+    split = max(MB, int(TARGET_SPLIT * s))
+    input_per_reducer_t, input_per_reducer = target_size / reducers_t, data_bytes / reducers
+    # a reducer's memory there (its heap); here shrunk as its input is
+    shuffle = max(MIN_REDUCER_MEMORY, int(task_heap * input_per_reducer / input_per_reducer_t))
+    cache_t = max(target.memory_bytes * MIN_CACHE_SHARE, target.memory_bytes - target.cores * task_heap)
+    cache = int(cache_t * data_bytes / per_node)
+    model = ScaleModel(target.name, target_size, data_bytes, s, k, split, max(1, math.ceil(data_bytes / split)),
+                       reducers, max(1, round(TARGET_SORT_BUFFER * s / MB)), shuffle, target.cores, cache)
+    settings = _settings(model, target, per_node, cache_t, reducers_t, task_heap)
+    return ScaleModel(**{**asdict(model), "settings": settings, "breaks": _breaks(model, target, per_node, task_heap)})
+
+
+def _settings(m: ScaleModel, t: Hardware, per_node: float, cache_t: float, reducers_t: int,
+              heap_t: int) -> tuple[Setting, ...]:
+    fetch, fetch_t = m.split_bytes / m.reducers, TARGET_SPLIT / reducers_t
+    maps_t = math.ceil(per_node / TARGET_SPLIT)
+    return (
+        Setting("data per node", format_size(m.data_bytes), format_size(per_node), "the model's size (chosen)"),
+        Setting("page cache per node", format_size(m.page_cache_bytes), format_size(cache_t),
+                f"data per node / page cache = {per_node / cache_t:.0f}"),
+        Setting("map input (split)", format_size(m.split_bytes), format_size(TARGET_SPLIT),
+                f"split / sort buffer = {TARGET_SPLIT / TARGET_SORT_BUFFER:.2f}: the same spill passes"),
+        Setting("sort buffer", f"{m.sort_buffer_mb} MB", format_size(TARGET_SORT_BUFFER), "x s"),
+        Setting("maps per node", str(m.maps), str(maps_t), "data here / split (fewer waves)"),
+        Setting("reducers", str(m.reducers), f"{reducers_t} ({reducers_t / t.nodes:.3g} per node)",
+                "a node's share, all at once"),
+        Setting("shuffle fetch (map output / reducers)", format_size(fetch), format_size(fetch_t), "the IO size"),
+        Setting("reducer memory", format_size(m.reduce_shuffle_bytes), format_size(heap_t),
+                "reduce input / reducer memory: the same merge passes"),
+        Setting("tasks at once", str(m.tasks), str(t.cores), "tasks per drive"),
+        Setting("drive speed factor k", f"{m.rate_factor:.3g}", "1", "CPU vs drives: cores here / (cores there x core_speed)"),
+    )
+
+
+def _breaks(m: ScaleModel, t: Hardware, per_node: float, heap_t: int) -> tuple[str, ...]:
+    out = ["one node: no network between nodes, so replication's and the shuffle's network traffic is not modelled"]
+    if m.size_factor >= 1.0:
+        out.append("the model is as big as a target node: nothing is shrunk")
+    if m.sort_buffer_mb * MB > 2 * TARGET_SORT_BUFFER * m.size_factor:
+        out.append(f"the sort buffer cannot shrink below {MIN_SORT_BUFFER // MB} MB: maps spill less often than there")
+    maps_t = per_node / TARGET_SPLIT
+    if m.maps < maps_t / 10:
+        out.append(f"a reducer merges the output of {m.maps} maps here, of {maps_t:,.0f} there: fewer merge passes "
+                   "(the model's data is fewer waves of the same tasks)")
+    fetch = m.split_bytes / m.reducers
+    if fetch > 0.25 * SHUFFLE_BUFFER_SHARE * m.reduce_shuffle_bytes and not fetch > 0.25 * SHUFFLE_BUFFER_SHARE * heap_t:
+        out.append("a fetch is more than a quarter of a reducer's in-memory shuffle here, not there: here every fetch "
+                   "goes to disk at once, there fetches gather in memory first (the same bytes reach the disk)")
+    if m.tasks > 4 * max(1, round(m.rate_factor * t.cores)):
+        out.append(f"{m.tasks} tasks share this machine's cores: a task's CPU work runs {m.tasks / (m.rate_factor * t.cores):.0f}x slower, "
+                   "its IO at the scaled drive's pace")
+    return tuple(out)

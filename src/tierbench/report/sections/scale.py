@@ -1,0 +1,37 @@
+"""Scale model: each setting derived from the target beside the target's own figure, what the model cannot keep,
+and whether the page cache budget held in the runs."""
+
+from ...analysis.scale_check import SLACK_BYTES, budget_held
+from ...units import format_size
+from ..context import ReportContext
+from ..document import Paragraph, Section, Table
+
+
+def sections(ctx: ReportContext) -> list[Section]:
+    scale = ctx.spec.get("scale")
+    if not scale:
+        return []
+    blocks = [
+        Paragraph(f"This study is a scale model of {format_size(scale['target_size'])} on `{scale['target']}`: one of its "
+                  f"nodes, shrunk to {format_size(scale['data_bytes'])} of data on this machine, keeping the ratios below "
+                  "(docs/scale-model.md).", muted=True),
+        Table(["setting", "here", "on the target", "keeps"],
+              [[s["name"], s["here"], s["target"], s["keeps"]] for s in scale["settings"]])]
+    if scale.get("breaks"):
+        blocks.append(Paragraph("Where the model breaks: " + "; ".join(scale["breaks"]) + "."))
+    blocks += _budget(ctx)
+    return [Section("Scale model", 2, blocks)]
+
+
+def _budget(ctx: ReportContext) -> list:
+    said = ctx.facts.memory_budget
+    if said and not said.get("enforced"):
+        return [Paragraph(f"The page cache budget ({format_size(said['bytes'])}) was NOT enforced: {said.get('why')}. "
+                          "The runs' shuffle may have been read from memory, unlike the target's.")]
+    rows = [[h.variant, h.workload, str(h.runs), format_size(h.budget_bytes), format_size(h.median_peak_bytes),
+             format_size(h.max_peak_bytes), "yes" if h.held else "NO"] for h in budget_held(ctx.runs)]
+    if not rows:
+        return []
+    return [Paragraph(f"The page cache the engine's processes held (memory cgroup; a JVM may take {format_size(SLACK_BYTES)} "
+                      "more between two of the budget's polls):", muted=True),
+            Table(["configuration", "workload", "runs", "budget", "median peak", "max peak", "held"], rows)]

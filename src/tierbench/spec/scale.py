@@ -1,0 +1,98 @@
+"""[scale]: the study as a scale model of a full-size job on a target cluster (model/scale.py derives it).
+
+    [scale]
+    target = "sandisk-hybrid"   # a hardware description (docs/hardware.md): shipped name or .toml path
+    size = "1TB"                # the full-size job's data, all nodes (decimal units, as the studies count)
+    data = "256MB"              # the model's data on this machine (default 256MB)
+    core_speed = 1.0            # a target core's speed relative to one of this machine's (default 1)
+    reducers = 36               # the target job's reducers (default: one per task slot of every node)
+    task_heap = "512MB"         # the target's task JVM heap (default 1GB)
+
+The derived settings are written into the spec's tables before they are parsed, so that each parser checks
+them as it checks a user's values: the tera workloads' sizes, tasks, splits and partitions, the hadoop engine's
+task memory and concurrency, and emulated drives named from the drive catalog, scaled by k. A setting the user
+gave is kept, and the model says so (`overridden`).
+"""
+
+import copy
+import os
+from pathlib import Path
+
+from ..errors import SpecError
+from ..fields import between, positive_int, table, unknown_fields
+from ..model.hardware import catalog, load_hardware
+from ..model.scale import Here, ScaleModel, derive
+from ..units import parse_size
+from ..workloads import WORKLOADS
+
+SCALE_KEYS = ("target", "size", "data", "core_speed", "reducers", "task_heap")
+DEFAULT_DATA = "256MB"
+
+
+def parse_scale(src: str, raw: dict, base_dir: Path) -> ScaleModel | None:
+    """The [scale] table's model, or None when the study has none."""
+    if "scale" not in raw:
+        return None
+    t = table(src, "scale", raw["scale"], "expected a table such as [scale] target = \"sandisk-hybrid\" size = \"1TB\"")
+    unknown_fields(src, "scale.", t, SCALE_KEYS)
+    target = _target(src, t, base_dir)
+    full = _size(src, "scale.size", t.get("size"), decimal=True, what="the full-size job's data, e.g. \"1TB\"")
+    data = _size(src, "scale.data", t.get("data", DEFAULT_DATA), decimal=False, what="the model's data here, e.g. \"256MB\"")
+    if data * target.nodes >= full:
+        raise SpecError(src, "scale.data", f"{t.get('data', DEFAULT_DATA)!r} is not smaller than a target node's share "
+                        f"of {t['size']!r}: a scale model is smaller than the node it models")
+    speed = float(between(src, "scale.core_speed", t.get("core_speed", 1.0), 0.05, 20, "a target core's speed "
+                          "relative to one of this machine's"))
+    reducers = positive_int(src, "scale.reducers", t["reducers"], 1) if "reducers" in t else None
+    heap = _size(src, "scale.task_heap", t.get("task_heap", "1GB"), decimal=False, what="a task's JVM heap there")
+    here = Here(cores=os.cpu_count() or 1)
+    return derive(target, full, data, here, speed, reducers, task_heap=heap)
+
+
+def _target(src, t: dict, base_dir: Path):
+    name = t.get("target")
+    if not isinstance(name, str) or not name:
+        raise SpecError(src, "scale.target", f"expected a hardware description: the name of one shipped with "
+                        f"tierbench (`tierbench predict --help` lists them) or a .toml path, got {name!r}")
+    path = base_dir / name if name.endswith(".toml") else name
+    return load_hardware(path)
+
+
+def _size(src, where: str, value, decimal: bool, what: str) -> int:
+    if value is None:
+        raise SpecError(src, where, f"missing: {what}")
+    try:
+        return parse_size(value, decimal=decimal)
+    except ValueError as e:
+        raise SpecError(src, where, f"{e} ({what})") from None
+
+
+def apply_scale(src: str, raw: dict, model: ScaleModel) -> dict:
+    """A copy of the spec's tables with the model's settings written in where the user left them out."""
+    out = copy.deepcopy(raw)
+    for w in out.get("workloads", []) if isinstance(out.get("workloads"), list) else []:
+        if isinstance(w, dict):
+            _scale_workload(w, model)
+    engines = [out.get("engine")] + list(out["engines"].values() if isinstance(out.get("engines"), dict) else [])
+    for e in engines:
+        if isinstance(e, dict) and e.get("kind") == "hadoop" and isinstance(e.get("conf", {}), dict):
+            e["conf"] = {**{k: str(v) for k, v in model.hadoop_conf().items()}, **e.get("conf", {})}
+    for name, c in (out["storage"].items() if isinstance(out.get("storage"), dict) else []):
+        for role in ("data", "intermediate"):
+            if isinstance(c, dict) and isinstance(c.get(role), dict) and c[role].get("emulate") in catalog():
+                _scale_drive(src, f"storage.{name}.{role}", c[role], model)
+    return out
+
+
+def _scale_drive(src: str, where: str, d: dict, model: ScaleModel) -> None:
+    """An emulated drive named from the catalog: its figures x k, x `stands_for` (one device for that many of the
+    target's drives: the hadoop engine writes a data set to one directory)."""
+    many = positive_int(src, f"{where}.stands_for", d.pop("stands_for", 1), 1)
+    d["figures"] = {f: v * many for f, v in model.drive_figures(catalog()[d["emulate"]]).items()}
+
+
+def _scale_workload(w: dict, m: ScaleModel) -> None:
+    """The workload's sizes and task counts from the model (Workload.scale_params); a value the user gave is kept."""
+    if w.get("name") in WORKLOADS:
+        for k, v in WORKLOADS[w["name"]].scale_params(m).items():
+            w.setdefault(k, v)

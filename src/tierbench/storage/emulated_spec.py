@@ -1,0 +1,72 @@
+"""The `emulate` tables of a spec's storage configurations (`data = { emulate = "hdd", size = "2GB" }`): checked and
+turned into the device entries the study brings up (emulation.bring_up) -- the spec's side of emulation.py."""
+
+from .emulation import FIGURES, PROFILES, root_dir
+from ..ownership import valid_name
+from ..units import MB
+
+# figures: a drive of the study's own ({read,write}_mb_s, {read,write}_iops), e.g. a catalog drive scaled by [scale]
+EMULATE_KEYS = ("emulate", "size", "drives", "figures", "stands_for")
+# an emulated intermediate role may also say how its devices share the shuffle with the data drives
+INTERMEDIATE_EMULATE_KEYS = (*EMULATE_KEYS, "split", "with_data")
+DEFAULT_SIZE = "8GB"
+MAX_DRIVES = 24
+MAX_SPLIT = 64
+
+
+def parse_emulated(src: str, where: str, value: dict, name: str, intermediate: bool = False) -> tuple[list[str], list[dict], bool]:
+    """A `data` or `intermediate` table that asks for emulated devices (`drives` of them: a JBOD): their
+    directories, the device entries {"device", "profile", "size"} -- the runner brings the devices up before the
+    study and down after it -- and, for `intermediate`, whether the data drives take shuffle too (`with_data`).
+
+    `split = N` (intermediate only) lists each emulated drive as N directories, so Spark's round-robin over
+    local dirs gives that drive N shares: the Cloudera study's SSD "split into 10 local directories" beside
+    six HDDs."""
+    from ..errors import SpecError
+    from ..fields import unknown_fields
+    from ..units import parse_size
+
+    unknown_fields(src, f"{where}.", value, INTERMEDIATE_EMULATE_KEYS if intermediate else EMULATE_KEYS,
+                   problem="unknown field beside `emulate`; accepted")
+    figures = _figures(src, where, value)
+    if figures is None and value["emulate"] not in PROFILES:
+        raise SpecError(src, f"{where}.emulate", f"expected one of {', '.join(map(repr, PROFILES))} (or, in a study with "
+                        f"[scale], a drive of the catalog, docs/hardware.md), got {value['emulate']!r}")
+    try:
+        size = parse_size(value.get("size", DEFAULT_SIZE))
+    except ValueError as e:
+        raise SpecError(src, f"{where}.size", str(e)) from None
+    if size < 256 * MB:
+        raise SpecError(src, f"{where}.size", f"at least 256MB (ext4 and the data), got {value.get('size')!r}")
+    drives = value.get("drives", 1)
+    if isinstance(drives, bool) or not isinstance(drives, int) or not 1 <= drives <= MAX_DRIVES:
+        raise SpecError(src, f"{where}.drives", f"expected a whole number of drives from 1 to {MAX_DRIVES}, got {drives!r}")
+    split = value.get("split", 1)
+    if isinstance(split, bool) or not isinstance(split, int) or not 1 <= split <= MAX_SPLIT:
+        raise SpecError(src, f"{where}.split", f"expected a whole number of directories per drive from 1 to {MAX_SPLIT}, got {split!r}")
+    with_data = value.get("with_data", False)
+    if not isinstance(with_data, bool):
+        raise SpecError(src, f"{where}.with_data", f"expected true or false, got {with_data!r}")
+    names = [name] if drives == 1 else [f"{name}{i}" for i in range(1, drives + 1)]
+    mounts = [root_dir() / n / "mnt" for n in names]
+    dirs = [str(m) for m in mounts] if split == 1 else [str(m / f"d{i}") for m in mounts for i in range(split)]
+    return dirs, [{"device": n, "profile": value["emulate"], "size": size, **({"figures": figures} if figures else {})}
+                  for n in names], with_data
+
+
+def _figures(src: str, where: str, value: dict) -> dict | None:
+    """A device's own figures ([scale] writes the catalog drive's, scaled), checked; None for a named profile."""
+    from ..errors import SpecError
+
+    figures = value.get("figures")
+    if figures is None:
+        if "stands_for" in value:
+            raise SpecError(src, f"{where}.stands_for", "needs a study with [scale] and a drive of the catalog")
+        return None
+    if not isinstance(value["emulate"], str) or not valid_name(value["emulate"]):
+        raise SpecError(src, f"{where}.emulate", f"expected a name for the drive, got {value['emulate']!r}")
+    if not (isinstance(figures, dict) and set(figures) == set(FIGURES) and all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) and 0.01 <= v <= 1e7 for v in figures.values())):
+        raise SpecError(src, f"{where}.figures", f"expected {{ {', '.join(f + ' = <number>' for f in FIGURES)} }} "
+                        f"(MB/s and IOPS), got {figures!r}")
+    return {f: float(figures[f]) for f in FIGURES}

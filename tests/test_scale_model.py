@@ -1,0 +1,208 @@
+"""The scale model ([scale]): each derived setting from a target, and the spec's tables it fills. Fast: no JVM."""
+
+import tomllib
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from tierbench.errors import SpecError
+from tierbench.model.hardware import catalog, load_hardware
+from tierbench.model.scale import TARGET_SORT_BUFFER, TARGET_SPLIT, Here, derive
+from tierbench.spec.schema import parse_spec
+from tierbench.units import MB
+
+SANDISK = load_hardware("sandisk-hybrid")  # 6 nodes x 12 slots, 16 GB, 2 HDDs + 1 SSD
+TB = 10**12
+
+
+def test_each_ratio_of_the_sandisk_terabyte_is_kept_on_two_cores():
+    m = derive(SANDISK, TB, 256 * MB, Here(cores=2), target_reducers=36, task_heap=512 * MB)
+    per_node = TB / 6
+    cache_there = 16 * 2**30 - 12 * 512 * MB
+    assert m.data_bytes / m.page_cache_bytes == pytest.approx(per_node / cache_there, rel=0.01)
+    assert m.split_bytes / (m.sort_buffer_mb * MB) == pytest.approx(TARGET_SPLIT / TARGET_SORT_BUFFER, rel=0.15)
+    assert m.rate_factor == pytest.approx(2 / 12)  # two cores here stand for a node's twelve
+    assert m.tasks == 12  # as many tasks per drive as a target node runs
+    assert m.maps == -(-m.data_bytes // m.split_bytes)
+    assert m.reducers == 6  # a node's share of the 36, all at once as there
+    fetch_here, fetch_there = m.split_bytes / m.reducers, TARGET_SPLIT / 36
+    assert fetch_here == pytest.approx(fetch_there, rel=0.01)  # the same IO size on the drives
+    names = [s.name for s in m.settings]
+    assert {"page cache per node", "shuffle fetch (map output / reducers)", "tasks at once", "drive speed factor k"} <= set(names)
+    assert all(s.here and s.target for s in m.settings)
+    assert any("network" in b for b in m.breaks)
+
+
+@settings(max_examples=60, deadline=None)
+@given(data_mb=st.integers(64, 4096), size_tb=st.integers(1, 100), cores=st.integers(1, 64), speed=st.floats(0.25, 4))
+def test_data_over_cache_and_the_drive_factor_hold_for_any_model(data_mb, size_tb, cores, speed):
+    m = derive(SANDISK, size_tb * TB, data_mb * MB, Here(cores=cores), core_speed=speed)
+    per_node = size_tb * TB / SANDISK.nodes
+    cache_there = max(SANDISK.memory_bytes * 0.05, SANDISK.memory_bytes - SANDISK.cores * 2**30)
+    assert m.data_bytes / max(m.page_cache_bytes, 1) == pytest.approx(per_node / cache_there, rel=0.01, abs=1)
+    assert m.rate_factor == pytest.approx(cores / (12 * speed))
+    assert m.size_factor <= 1 and m.split_bytes >= MB and m.reducers >= 1 and m.sort_buffer_mb >= 1
+    hdd = catalog()["hdd-7200-2014"]
+    assert m.drive_figures(hdd)["write_iops"] == pytest.approx(hdd.write_iops * m.rate_factor)
+
+
+QUICK = """
+name = "scaled"
+repeats = 1
+[scale]
+target = "sandisk-hybrid"
+size = "1TB"
+reducers = 36
+task_heap = "512MB"
+[engine]
+kind = "hadoop"
+[storage.hdd]
+data = { emulate = "hdd-7200-2014", stands_for = 2, size = "2GB" }
+[storage.hybrid]
+data = { emulate = "hdd-7200-2014", stands_for = 2, size = "2GB" }
+intermediate = { emulate = "sata-ssd-2014", size = "2GB" }
+[[workloads]]
+name = "teragen"
+[[workloads]]
+name = "terasort"
+"""
+
+
+def _spec(text=QUICK, **edits):
+    raw = tomllib.loads(text)
+    for k, v in edits.items():
+        raw["scale"][k] = v
+    return parse_spec(raw, source="scaled.toml")
+
+
+def test_the_spec_runs_the_models_sizes_tasks_engine_settings_and_drives():
+    spec = _spec()
+    m = spec.scale
+    gen, sort = spec.workloads
+    assert gen.params["size"] == m["data_bytes"] and gen.params["tasks"] == m["tasks"]
+    assert sort.params["split_size"] == m["split_bytes"] and sort.params["partitions"] == m["reducers"]
+    conf = spec.engines[0].conf
+    assert conf["mapreduce.task.io.sort.mb"] == str(m["sort_buffer_mb"])
+    assert conf["mapreduce.local.map.tasks.maximum"] == "12"
+    hdd = spec.config("hdd").emulated["data"][0]["figures"]
+    assert hdd["write_mb_s"] == pytest.approx(2 * 130 * 2 / 12)  # two 2014 HDDs, at k = 2/12
+    ssd = spec.config("hybrid").emulated["intermediate"][0]["figures"]
+    assert ssd["read_iops"] == pytest.approx(70_000 * 2 / 12)
+    assert spec.to_dict()["scale"]["settings"]  # what study.json records
+
+
+def test_a_value_the_user_gave_is_kept_and_the_model_changes_the_fingerprint():
+    text = QUICK.replace('name = "terasort"', 'name = "terasort"\npartitions = 7')
+    assert _spec(text).workloads[1].params["partitions"] == 7
+    assert _spec().fingerprint() != _spec(data="128MB").fingerprint()
+
+
+@pytest.mark.parametrize("edit, says", [
+    ({"target": "no-such-cluster"}, "no-such-cluster"),
+    ({"size": "lots"}, "scale.size"),
+    ({"data": "400GB"}, "scale.data: '400GB' is not smaller than a target node's share"),
+    ({"core_speed": 0}, "scale.core_speed"),
+    ({"reducers": 0}, "scale.reducers"),
+    ({"colour": "blue"}, "scale.colour"),
+])
+def test_a_bad_scale_table_is_one_clear_error(edit, says):
+    with pytest.raises(SpecError, match=None) as e:
+        _spec(**edit)
+    assert says in str(e.value)
+
+
+def test_stands_for_and_catalog_drives_need_a_scale_model():
+    raw = tomllib.loads(QUICK)
+    del raw["scale"]
+    with pytest.raises(SpecError) as e:
+        parse_spec(raw, source="scaled.toml")
+    assert "storage.hdd.data.stands_for" in str(e.value) and "[scale]" in str(e.value)
+    raw["storage"]["hdd"]["data"].pop("stands_for")
+    raw["storage"]["hybrid"]["data"].pop("stands_for")
+    with pytest.raises(SpecError) as e:
+        parse_spec(raw, source="scaled.toml")
+    assert "[scale]" in str(e.value) and "hdd-7200-2014" in str(e.value)
+
+
+def _scaled_results(tmp_path, peaks: dict[str, int], enforced=True):
+    """The committed quickstart results as if run as a scale model: study.json's spec with the model, and each ok
+    run with the page cache its processes held at most (`peaks`: configuration -> bytes)."""
+    import json
+    import shutil
+    from pathlib import Path
+
+    d = tmp_path / "r"
+    shutil.copytree(Path(__file__).parent / "fixtures" / "quickstart-results", d)
+    study = json.loads((d / "study.json").read_text())
+    scale = _spec().scale
+    study["spec"]["scale"] = scale
+    study["memory_budget"] = {"bytes": scale["page_cache_bytes"], "enforced": enforced,
+                              **({"group": "/sys/fs/cgroup/memory/tierbench-x-1"} if enforced else {"why": "needs root"})}
+    (d / "study.json").write_text(json.dumps(study))
+    lines = []
+    for line in (d / "runs.jsonl").read_text().splitlines():
+        r = json.loads(line)
+        if enforced:
+            r["details"]["memory_budget"] = {"page_cache_budget_bytes": scale["page_cache_bytes"],
+                                             "page_cache_peak_bytes": peaks[r["config"]]}
+        lines.append(json.dumps(r))
+    (d / "runs.jsonl").write_text("\n".join(lines) + "\n")
+    return d, scale
+
+
+def _section(d):
+    from tierbench.report.build import build_report
+    from tierbench.store import ResultsDir
+
+    doc = build_report(ResultsDir(d).load(analysed=True))
+    return next((s for s in doc.sections if s.title == "Scale model"), None)
+
+
+def test_the_report_shows_each_setting_beside_the_targets_and_whether_the_budget_held(tmp_path):
+    d, scale = _scaled_results(tmp_path, {"single": 10 << 20, "split": 400 << 20})
+    text = str(_section(d))
+    for s in scale["settings"]:
+        assert s["name"] in text and s["target"] in text
+    assert "yes" in text and "NO" in text  # split's 400 MB is over the budget and its slack
+
+
+def test_the_report_says_when_the_budget_was_not_enforced(tmp_path):
+    d, _ = _scaled_results(tmp_path, {}, enforced=False)
+    assert "NOT enforced: needs root" in str(_section(d))
+    from pathlib import Path
+
+    assert _section(Path(__file__).parent / "fixtures" / "quickstart-results") is None  # no [scale]: no section
+
+
+@pytest.mark.e2e
+def test_the_page_cache_budget_holds_and_the_shuffle_is_read_from_the_emulated_drive(tmp_path):
+    """A real scaled study (Hadoop's TeraGen and TeraSort, 64 MB on an emulated HDD pair): the engine's JVMs ran in the
+    budget's memory group, their page cache stayed within it, and TeraSort read its shuffle back from the device --
+    on a 24 GB machine that otherwise serves 64 MB from memory."""
+    import json
+
+    from conftest import can_emulate_or_skip, tierbench, write_spec
+
+    can_emulate_or_skip("the budget's runs have nothing to read from")
+    body = QUICK.replace('name = "scaled"', f'name = "scaled-e2e-{__import__("os").getpid()}"').replace(
+        'size = "1TB"', 'size = "1TB"\ndata = "64MB"')
+    body = body[:body.index("[storage.hybrid]")] + body[body.index("[[workloads]]"):]
+    out = tierbench("run", write_spec(tmp_path / "s.toml", body), "--out", tmp_path / "r", timeout=900)
+    assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
+    study = json.loads((tmp_path / "r" / "study.json").read_text())
+    assert study["memory_budget"]["enforced"] is True
+    assert not Path(study["memory_budget"]["group"]).exists()  # the group is gone with the study
+    runs = {r["workload"]: r for r in map(json.loads, (tmp_path / "r" / "runs.jsonl").read_text().splitlines())}
+    for r in runs.values():
+        b = r["details"]["memory_budget"]
+        assert b["page_cache_peak_bytes"] <= b["page_cache_budget_bytes"] + (32 << 20), b
+    sort = runs["terasort"]
+    shuffled = sort["metrics"]["shuffle_mb"] * (1 << 20)
+    read = sum(sum(d["rd_bytes"]) for d in sort["samples"]["devices"].values())
+    data = sort["metrics"]["data_mb"] * (1 << 20)
+    # its input (TeraGen's output, evicted) and its shuffle both from the drive: without the budget, neither
+    assert read >= shuffled + 0.9 * data, f"TeraSort read {read / 2**20:.0f} MB from its drive for {data / 2**20:.0f} MB " \
+                                          f"of input and {shuffled / 2**20:.0f} MB shuffled"
+    report = (tmp_path / "r" / "report.md").read_text()
+    assert "## Scale model" in report and "page cache per node" in report
