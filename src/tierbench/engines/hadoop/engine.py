@@ -31,7 +31,8 @@ from .runtime import classpath
 # settings still win.
 DURABLE_LOCAL_CONF = {"fs.file.impl": "tierbench.io.SyncingLocalFileSystem"}
 # on YARN the tasks run in the NodeManagers' JVMs, whose classpath tierbench does not set
-YARN_SYNC_GAPS = ("MapReduce on YARN does not sync its map outputs (intermediate data) before a task ends",)
+YARN_SYNC_GAPS = ("MapReduce on YARN does not sync its map outputs (intermediate data) before a task ends",
+                  "Hadoop's jobs on YARN do not sync file:// output (their task JVMs lack tierbench's syncing file system)")
 
 
 class HadoopEngine(Engine):
