@@ -206,3 +206,12 @@ def test_the_page_cache_budget_holds_and_the_shuffle_is_read_from_the_emulated_d
                                           f"of input and {shuffled / 2**20:.0f} MB shuffled"
     report = (tmp_path / "r" / "report.md").read_text()
     assert "## Scale model" in report and "page cache per node" in report
+
+
+def test_a_scale_model_is_not_warned_of_data_that_fits_in_this_machines_memory():
+    from tierbench.analysis.validity import working_set_lines
+
+    machine = {"memory_bytes": 24 << 30}
+    scaled = _spec().to_dict()
+    plain = dict(scaled, scale=None)
+    assert working_set_lines(plain, machine) and not working_set_lines(scaled, machine)

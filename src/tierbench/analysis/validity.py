@@ -115,6 +115,8 @@ def planned_sizes(spec: dict) -> dict[str, dict[str, int]]:
 
 def working_sets(spec: dict, machine: dict) -> list[WorkingSet]:
     engines = spec.get("engines") or [spec.get("engine") or {}]
+    if spec.get("scale"):  # a scale model: its engine's page cache is the budget, not this machine's RAM
+        machine = {**machine, "memory_bytes": spec["scale"]["page_cache_bytes"]}
     rows = []
     for label, io in planned_sizes(spec).items():
         for e in engines:
