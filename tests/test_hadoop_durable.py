@@ -71,7 +71,7 @@ def test_the_named_file_system_is_a_class_of_the_jobs_jar():
 
 LIMIT_MB_S = 40  # the device's write limit (10^6 bytes/s, as the profiles count); reads and IOPS out of the way
 STUDY = """
-name = "hd-{mode}"
+name = "hd-{name}"
 repeats = 1
 warm_up = false
 durability = "{mode}"
@@ -83,6 +83,7 @@ intermediate = ["{d}/tmp"]
 [[workloads]]
 name = "teragen"
 size = "192MB"
+copies = {copies}
 """
 
 
@@ -103,11 +104,11 @@ def teragens(tmp_path_factory):
     dev = emulation.up(name, "custom", 2 << 30, custom=profile, on_phase=lambda _: None)
     try:
         out = {}
-        for mode in ("durable", "engine"):
-            d = tmp_path_factory.mktemp(mode)
-            spec = write_spec(d / "s.toml", STUDY.format(mode=mode, d=Path(dev.mount) / mode))
+        for name, mode, copies in (("durable", "durable", 1), ("engine", "engine", 1), ("copies", "durable", 3)):
+            d = tmp_path_factory.mktemp(name)
+            spec = write_spec(d / "s.toml", STUDY.format(name=name, mode=mode, copies=copies, d=Path(dev.mount) / name))
             tierbench("run", spec, "--out", d / "r", timeout=600, check=True)
-            out[mode] = json.loads((d / "r" / "runs.jsonl").read_text().splitlines()[-1])
+            out[name] = json.loads((d / "r" / "runs.jsonl").read_text().splitlines()[-1])
         yield out
     finally:
         emulation.down(name)
@@ -133,3 +134,15 @@ def test_in_engine_mode_hadoop_leaves_its_writes_in_the_page_cache_as_before(ter
     during, after = _written(rec)
     assert after > 0.5 * (during + after), (during, after)  # (its MB/s may pass the device's: not held to it)
     assert rec["details"]["checksum"] == durable["details"]["checksum"]  # the same rows either way
+
+
+@pytest.mark.e2e
+def test_copies_stand_for_hdfs_replication_the_drive_takes_each_and_the_data_set_is_one(teragens):
+    """A scale model's TeraGen with `copies = 3`: the device takes three copies of the output before the job ends
+    (as a node's drives take its share of three replicas), and the data set is still the one TeraGen wrote."""
+    rec, one = teragens["copies"], teragens["durable"]
+    assert rec["status"] == "ok" and rec["params"]["copies"] == 3
+    during, _ = _written(rec)
+    assert during >= 3 * 190, during
+    assert rec["details"]["checksum"] == one["details"]["checksum"] and rec["metrics"]["rows"] == one["metrics"]["rows"]
+    assert rec["wall_s"] > 2 * one["wall_s"]  # three copies at the device's pace

@@ -66,6 +66,8 @@ intermediate = { emulate = "sata-ssd-2014", size = "2GB" }
 name = "teragen"
 [[workloads]]
 name = "terasort"
+[[workloads]]
+name = "teravalidate"
 """
 
 
@@ -79,8 +81,9 @@ def _spec(text=QUICK, **edits):
 def test_the_spec_runs_the_models_sizes_tasks_engine_settings_and_drives():
     spec = _spec()
     m = spec.scale
-    gen, sort = spec.workloads
+    gen, sort, _ = spec.workloads
     assert gen.params["size"] == m["data_bytes"] and gen.params["tasks"] == m["tasks"]
+    assert gen.params["copies"] == 3  # the target's HDFS replication
     assert sort.params["split_size"] == m["split_bytes"] and sort.params["partitions"] == m["reducers"]
     conf = spec.engines[0].conf
     assert conf["mapreduce.task.io.sort.mb"] == str(m["sort_buffer_mb"])
@@ -95,6 +98,9 @@ def test_the_spec_runs_the_models_sizes_tasks_engine_settings_and_drives():
 def test_a_value_the_user_gave_is_kept_and_the_model_changes_the_fingerprint():
     text = QUICK.replace('name = "terasort"', 'name = "terasort"\npartitions = 7')
     assert _spec(text).workloads[1].params["partitions"] == 7
+    spark = QUICK.replace('kind = "hadoop"', 'kind = "spark"')
+    with pytest.raises(SpecError, match="copies"):  # the target's replication needs the hadoop engine's file system
+        _spec(spark)
     assert _spec().fingerprint() != _spec(data="128MB").fingerprint()
 
 
@@ -194,6 +200,7 @@ def test_the_page_cache_budget_holds_and_the_shuffle_is_read_from_the_emulated_d
     assert study["memory_budget"]["enforced"] is True
     assert not Path(study["memory_budget"]["group"]).exists()  # the group is gone with the study
     runs = {r["workload"]: r for r in map(json.loads, (tmp_path / "r" / "runs.jsonl").read_text().splitlines())}
+    assert {r["status"] for r in runs.values()} == {"ok"}  # TeraValidate too: the replicas are not part of the data set
     for r in runs.values():
         b = r["details"]["memory_budget"]
         assert b["page_cache_peak_bytes"] <= b["page_cache_budget_bytes"] + (32 << 20), b

@@ -56,6 +56,7 @@ class ScaleModel:
     sort_buffer_mb: int         # mapreduce.task.io.sort.mb here
     reduce_shuffle_bytes: int   # the memory a reducer's in-memory shuffle is a share of, here
     tasks: int                  # tasks at once (the target node's task slots)
+    write_copies: float         # bytes a node's drives take per byte of output there (HDFS replication)
     page_cache_bytes: int       # the page cache budget of the engine's processes here
     settings: tuple[Setting, ...] = field(default=())
     breaks: tuple[str, ...] = field(default=())
@@ -98,7 +99,8 @@ def derive(target: Hardware, target_size: int, data_bytes: int, here: Here, core
     cache_t = max(target.memory_bytes * MIN_CACHE_SHARE, target.memory_bytes - target.cores * task_heap)
     cache = int(cache_t * data_bytes / per_node)
     model = ScaleModel(target.name, target_size, data_bytes, s, k, split, max(1, math.ceil(data_bytes / split)),
-                       reducers, max(1, round(TARGET_SORT_BUFFER * s / MB)), shuffle, target.cores, cache)
+                       reducers, max(1, round(TARGET_SORT_BUFFER * s / MB)), shuffle, target.cores, target.write_copies,
+                       cache)
     settings = _settings(model, target, per_node, cache_t, reducers_t, task_heap)
     return ScaleModel(**{**asdict(model), "settings": settings, "breaks": _breaks(model, target, per_node, task_heap)})
 
@@ -121,6 +123,8 @@ def _settings(m: ScaleModel, t: Hardware, per_node: float, cache_t: float, reduc
         Setting("reducer memory", format_size(m.reduce_shuffle_bytes), format_size(heap_t),
                 "reduce input / reducer memory: the same merge passes"),
         Setting("tasks at once", str(m.tasks), str(t.cores), "tasks per drive"),
+        Setting("copies of a generated data set", f"{round(m.write_copies)}", f"{m.write_copies:g} (HDFS replication)",
+                "bytes a node's drives take per byte generated"),
         Setting("drive speed factor k", f"{m.rate_factor:.3g}", "1", "CPU vs drives: cores here / (cores there x core_speed)"),
     )
 

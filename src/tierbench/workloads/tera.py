@@ -28,7 +28,9 @@ class TeraGen(Workload):
            "Random16, row id, filler), byte-identical to Hadoop's TeraGen.")
     params = (_ROWS, _SIZE, Param("tasks", "count", 0, "writing tasks = output files (0: one per 64 MB, at least 2)"),
               Param("filler", "choice", "hadoop", "\"hadoop\": rows byte-identical to Hadoop's TeraGen (compress to ~1/3); "
-                    "\"random\": incompressible filler (Spark engine only)", choices=("hadoop", "random")))
+                    "\"random\": incompressible filler (Spark engine only)", choices=("hadoop", "random")),
+              Param("copies", "count", 1, "copies of the output the data drive takes: a scale model's HDFS replication "
+                    "(hadoop engine, durable local mode; [scale] sets the target's)", 1, maximum=16))
     produces = "tera-input"
     warm_up_overrides = {"rows": 100_000, "size": None, "tasks": 2}
     metrics = ("rows", "data_mb", "throughput_mb_s", "tasks")
@@ -45,6 +47,8 @@ class TeraGen(Workload):
         return self.rows(params) * 100
 
     def check_params(self, params, engine_kinds, config_names):
+        if params.get("copies", 1) > 1 and "spark" in engine_kinds:
+            return "copies", "the spark engine writes one copy: copies > 1 needs the hadoop engine (durable, local mode)"
         if params["filler"] == "random" and "hadoop" in engine_kinds:
             return "filler", ("\"random\" is tierbench's own TeraGen: Hadoop's TeraGen writes only its own filler; "
                               "use \"hadoop\" or run this study on the spark engine only")
@@ -55,10 +59,13 @@ class TeraGen(Workload):
         return {"rows": rows, "tasks": generator_tasks(rows * 100, p["tasks"]), "output": req.outputs, "filler": p["filler"]}
 
     def scale_params(self, model) -> dict:
-        return {"size": model.data_bytes, "tasks": model.tasks}  # the node's data, by as many writers as its slots
+        # the node's data, by as many writers as its slots, each block written as many times as the target's HDFS does
+        return {"size": model.data_bytes, "tasks": model.tasks, "copies": max(1, round(model.write_copies))}
 
     def hadoop_command(self, req, mode):
         extra = {"mapreduce.job.maps": req.params["tasks"]} if req.params["tasks"] else {}
+        if req.params.get("copies", 1) > 1:  # (read by tierbench.io.SyncingLocalFileSystem)
+            extra["tierbench.local.replicas"] = req.params["copies"]
         return extra, [str(self.rows(req.params)), req.outputs[0]]
 
     def hadoop_result(self, log, req):

@@ -1,10 +1,13 @@
 package tierbench.io;
 
 import java.io.File;
+import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.channels.FileChannel;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -48,7 +51,26 @@ public class SyncingLocalFileSystem extends LocalFileSystem {
     @Override
     protected OutputStream createOutputStreamWithMode(Path f, boolean append, FsPermission permission)
         throws IOException {
-      return new Synced(super.createOutputStreamWithMode(f, append, permission), pathToFile(f));
+      File file = pathToFile(f);
+      OutputStream primary = new Synced(super.createOutputStreamWithMode(f, append, permission), file);
+      int copies = getConf() == null ? 1 : getConf().getInt(REPLICAS, 1);
+      String out = getConf() == null ? null : getConf().get("mapreduce.output.fileoutputformat.outputdir");
+      if (append || copies <= 1 || out == null || file.getName().endsWith(".crc")) {
+        return primary;
+      }
+      File outDir = pathToFile(new Path(out)).getAbsoluteFile();
+      String rel = outDir.toPath().relativize(file.getAbsoluteFile().toPath()).toString();
+      if (rel.startsWith("..") || rel.startsWith(REPLICA_DIR)) {
+        return primary;  // not the job's output (a map output, a spill, a staging file): one copy, as HDFS never sees it
+      }
+      File dir = new File(outDir, REPLICA_DIR);
+      dir.mkdirs();
+      List<OutputStream> all = new ArrayList<>(List.of(primary));
+      for (int i = 1; i < copies; i++) {
+        File replica = new File(dir, rel.replace(File.separatorChar, '_') + ".r" + i);
+        all.add(new Synced(new FileOutputStream(replica), replica));
+      }
+      return new Copies(all);
     }
 
     /** A rename (how committers publish a task's files) is durable too: the new name's directory synced. */
@@ -64,6 +86,15 @@ public class SyncingLocalFileSystem extends LocalFileSystem {
       return renamed;
     }
   }
+
+  /**
+   * A scale model's stand-in for HDFS replication on one node (tierbench.local.replicas, set by the hadoop engine
+   * for a workload that declares `copies`): each file of the job's output is written that many times, the extra
+   * copies under the output directory's hidden REPLICA_DIR (input formats skip names starting with '.'), each
+   * synced like the file. On the target a node's drives take every copy of its share of the blocks.
+   */
+  public static final String REPLICAS = "tierbench.local.replicas";
+  static final String REPLICA_DIR = ".tierbench-replicas";
 
   /** Bytes written between background syncs of a file. */
   static final long SYNC_EVERY = 8L << 20;
@@ -178,6 +209,70 @@ public class SyncingLocalFileSystem extends LocalFileSystem {
     @Override
     public IOStatistics getIOStatistics() {
       return IOStatisticsSupport.retrieveIOStatistics(inner);  // Hadoop's own stream counts its writes
+    }
+  }
+
+  /** One stream writing every byte to each of its streams (the file and its replicas); its capabilities the file's. */
+  static final class Copies extends OutputStream implements Syncable, StreamCapabilities {
+    private final List<OutputStream> streams;
+
+    Copies(List<OutputStream> streams) {
+      this.streams = streams;
+    }
+
+    @Override
+    public void write(int b) throws IOException {
+      for (OutputStream s : streams) {
+        s.write(b);
+      }
+    }
+
+    @Override
+    public void write(byte[] b, int off, int len) throws IOException {
+      for (OutputStream s : streams) {
+        s.write(b, off, len);
+      }
+    }
+
+    @Override
+    public void flush() throws IOException {
+      for (OutputStream s : streams) {
+        s.flush();
+      }
+    }
+
+    @Override
+    public void hflush() throws IOException {
+      for (OutputStream s : streams) {
+        ((Syncable) s).hflush();
+      }
+    }
+
+    @Override
+    public void hsync() throws IOException {
+      for (OutputStream s : streams) {
+        ((Syncable) s).hsync();
+      }
+    }
+
+    @Override
+    public boolean hasCapability(String capability) {
+      return ((StreamCapabilities) streams.get(0)).hasCapability(capability);
+    }
+
+    @Override
+    public void close() throws IOException {
+      IOException first = null;
+      for (OutputStream s : streams) {
+        try {
+          s.close();
+        } catch (IOException e) {
+          first = first == null ? e : first;
+        }
+      }
+      if (first != null) {
+        throw first;
+      }
     }
   }
 
