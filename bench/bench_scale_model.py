@@ -32,12 +32,14 @@ def main() -> int:
                     help="a scaled study whose configurations are named hdd, hybrid and ssd")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--out", default="/tmp/tierbench-bench-scale-model")
+    ap.add_argument("--from", dest="done", metavar="DIR", help="print the table of a results folder run before; run nothing")
     args = ap.parse_args()
-    spec = Path(args.out + ".toml")  # the example with the repeats asked for, beside the results
-    text = Path(args.spec).read_text()
-    spec.write_text(re.sub(r"(?m)^repeats = \d+", f"repeats = {args.repeats}", text))
-    subprocess.run([sys.executable, "-m", "tierbench", "run", str(spec), "--out", args.out], check=True)
-    runs = [r for r in ResultsDir(Path(args.out)).load().runs if r.status == "ok"]
+    if not args.done:
+        spec = Path(args.out + ".toml")  # the example with the repeats asked for, beside the results
+        text = Path(args.spec).read_text()
+        spec.write_text(re.sub(r"(?m)^repeats = \d+", f"repeats = {args.repeats}", text))
+        subprocess.run([sys.executable, "-m", "tierbench", "run", str(spec), "--out", args.out], check=True)
+    runs = [r for r in ResultsDir(Path(args.done or args.out)).load().runs if r.status == "ok"]
     _, published = load_section("sandisk_terasort_2014")
     results = published["results"]
     print(f"{'workload':10} {'ratio':18} {'published':>9} {'model':>7} {'error':>7} {'p':>7}")
