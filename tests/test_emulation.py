@@ -216,8 +216,10 @@ def test_the_emulated_quickstart_is_the_sandisk_shape():
     raw = tomllib.loads(resources.files("tierbench.spec").joinpath("quickstart-emulated.toml").read_text())
     s = parse_spec(raw, "q")
     shape = {c.name: (c.emulated["data"][0]["profile"], c.emulated["intermediate"][0]["profile"]) for c in s.storage}
-    assert shape == {"hdd": ("hdd", "hdd"), "hybrid": ("hdd", "sata-ssd"), "ssd": ("sata-ssd", "sata-ssd")}
+    hdd, ssd = "hdd-7200-2014", "sata-ssd-2014"  # the 2014 drives, scaled to this machine by the model
+    assert shape == {"hdd": (hdd, hdd), "hybrid": (hdd, ssd), "ssd": (ssd, ssd)}
     assert s.durability == "durable" and s.repeats >= 3
+    assert s.scale["target"] == "sandisk-hybrid" and s.scale["target_size"] == 10**12 and s.engines[0].kind == "hadoop"
 
 
 def test_unemulated_runs_the_devices_as_plain_directories_and_says_so(tmp_path, monkeypatch):

@@ -104,11 +104,11 @@ def teragens(tmp_path_factory):
     dev = emulation.up(name, "custom", 2 << 30, custom=profile, on_phase=lambda _: None)
     try:
         out = {}
-        for name, mode, copies in (("durable", "durable", 1), ("engine", "engine", 1), ("copies", "durable", 3)):
-            d = tmp_path_factory.mktemp(name)
-            spec = write_spec(d / "s.toml", STUDY.format(name=name, mode=mode, copies=copies, d=Path(dev.mount) / name))
+        for run, mode, copies in (("durable", "durable", 1), ("engine", "engine", 1), ("copies", "durable", 3)):
+            d = tmp_path_factory.mktemp(run)
+            spec = write_spec(d / "s.toml", STUDY.format(name=run, mode=mode, copies=copies, d=Path(dev.mount) / run))
             tierbench("run", spec, "--out", d / "r", timeout=600, check=True)
-            out[name] = json.loads((d / "r" / "runs.jsonl").read_text().splitlines()[-1])
+            out[run] = json.loads((d / "r" / "runs.jsonl").read_text().splitlines()[-1])
         yield out
     finally:
         emulation.down(name)

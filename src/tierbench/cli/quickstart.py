@@ -14,9 +14,10 @@ EMULATED, LOCAL = "quickstart-emulated.toml", "quickstart.toml"
 def add_parser(subparsers):
     q = subparsers.add_parser("quickstart", help="run the built-in quick study (emulated HDD vs. SSD where it can, else local dirs)",
                               description="Where this machine can emulate devices (root and the cgroup-v1 blkio controller): "
-                                          "the SanDisk 2014 TeraSort shape -- all-HDD vs. HDD with an SSD for intermediate "
-                                          "data vs. all-SSD, on emulated devices, durable writes, TeraGen + TeraSort + "
-                                          "TeraValidate, 3 repeats (about 4 minutes). Elsewhere: two configurations on local "
+                                          "the SanDisk 2014 TeraSort study (1 TB on six nodes) as a scale model on one machine "
+                                          "(docs/scale-model.md) -- all-HDD vs. HDD with an SSD for intermediate data vs. "
+                                          "all-SSD, on emulated 2014 drives, a page cache budget, durable writes, Hadoop's "
+                                          "TeraGen + TeraSort + TeraValidate, 3 repeats. Elsewhere: two configurations on local "
                                           "directories under --out (one directory for everything vs. separate data and "
                                           "intermediate directories, the intermediate one split in 4), DFSIO write + read and "
                                           "TeraGen + TeraSort + TeraValidate, 2 repeats; it says why.")

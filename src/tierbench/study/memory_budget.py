@@ -2,10 +2,11 @@
 
 A target node with 167 GB of data and 10 GB of free memory reads its shuffle back from its drives; a model
 with 256 MB of data on a 24 GB machine would read it from memory. So the engine's processes run in a memory
-group of their own whose limit follows what they really use: every POLL_S, limit = their anonymous memory +
-their mapped files (code, jars) + the budget. The page cache beyond the budget is then what the kernel
-reclaims, never the JVMs' heaps or code: a fixed limit that a second JVM's heap met made a study thrash for
-minutes (issue 33), a following one cannot. HEADROOM is what a JVM may allocate between two polls.
+group of their own, and every POLL_S the page cache they hold beyond the budget is reclaimed: the group's limit
+is lowered for a moment to what it uses less that excess (the kernel takes page cache first: without swap a heap
+cannot go), then raised again well above what it uses. A limit is never what a JVM's heap meets: a fixed limit
+that a second JVM's heap met made a study thrash for minutes (issue 33), and so did a limit that followed the
+JVMs' memory with a few MB of room (a JVM reclaiming its own new pages).
 
 The group is tierbench's own (`tierbench-<study>-<pid>`), made for the study and removed after it; only the
 processes the engines start are moved into it. Each run records the budget and the page cache the group held
@@ -20,7 +21,10 @@ from ..errors import UserError
 
 MEMORY = Path("/sys/fs/cgroup/memory")
 POLL_S = 0.05
-HEADROOM = 32 << 20  # bytes a JVM may allocate between two polls before its page cache is squeezed harder
+# room above what the group uses, for the engine's processes to allocate in between two polls: the limit is not
+# what bounds the page cache (a limit that a heap meets makes the JVM reclaim its own pages, for minutes: measured
+# with 4 MB of room), the squeeze is
+HEADROOM = 512 << 20
 
 
 def can_budget() -> str | None:
@@ -49,7 +53,7 @@ class MemoryBudget:
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
-        self._peak_cache = 0
+        self._samples: list[int] = []  # the page cache the group held, every poll of the current run
         self._members: set[int] = set()
 
     def __enter__(self) -> "MemoryBudget":
@@ -79,24 +83,42 @@ class MemoryBudget:
 
     def start_run(self) -> None:
         with self._lock:
-            self._peak_cache = 0
+            self._samples = []
 
     def end_run(self) -> dict:
+        """The budget and the page cache held over the run's polls: its median and its most (a JVM reading its jars
+        as it starts fills the cache faster than a poll takes it back: a moment, not what the run held)."""
         with self._lock:
-            return {"page_cache_budget_bytes": self.budget, "page_cache_peak_bytes": self._peak_cache}
+            got = sorted(self._samples) or [0]
+        return {"page_cache_budget_bytes": self.budget, "page_cache_peak_bytes": got[-1],
+                "page_cache_median_bytes": got[(len(got) - 1) // 2], "polls": len(self._samples)}
 
     def _follow(self) -> None:
         while not self._stop.wait(POLL_S):
             try:
-                st = _stat(self.group)
-                # the page cache the budget bounds: cached file pages that no process maps (the shuffle, the data)
-                cache = max(0, st["total_cache"] - st["total_mapped_file"])
-                with self._lock:
-                    self._peak_cache = max(self._peak_cache, cache)
-                limit = st["total_rss"] + st["total_mapped_file"] + self.budget + HEADROOM
-                (self.group / "memory.limit_in_bytes").write_text(f"{limit}\n")
+                self._squeeze()
             except OSError:
-                continue  # EBUSY: the kernel could not reclaim down to it at once; the next poll tries again
+                continue  # the group is going away, or the kernel is busy: the next poll tries again
+
+    def _squeeze(self) -> None:
+        """The page cache above the budget reclaimed at once: the limit lowered to what the group uses less that
+        excess (the kernel reclaims down to it, page cache first: there is no swap for a heap), then raised again
+        by HEADROOM. Between two polls the cache grows by what the jobs read and write in POLL_S."""
+        st = _stat(self.group)
+        # the page cache the budget bounds: clean file pages that no process maps, what a job could read back from
+        # memory (the shuffle, the data); dirty pages are writes on their way to the drive (durable: synced per 8 MB)
+        cache = max(0, st["total_cache"] - st["total_mapped_file"] - st["total_dirty"] - st["total_writeback"])
+        with self._lock:
+            self._samples.append(cache)
+        limit_file = self.group / "memory.limit_in_bytes"
+        if cache > self.budget:
+            usage = int((self.group / "memory.usage_in_bytes").read_text())
+            try:
+                limit_file.write_text(f"{max(usage - (cache - self.budget), 1 << 20)}\n")
+            except OSError:
+                pass  # EBUSY: dirty pages still on their way to the drive; taken at a later poll
+        usage = int((self.group / "memory.usage_in_bytes").read_text())
+        limit_file.write_text(f"{usage + HEADROOM}\n")
 
     def _release(self) -> None:
         """Processes still in the group back to the root group (their memory goes with them), then the group gone."""

@@ -28,10 +28,11 @@ def _budget(ctx: ReportContext) -> list:
     if said and not said.get("enforced"):
         return [Paragraph(f"The page cache budget ({format_size(said['bytes'])}) was NOT enforced: {said.get('why')}. "
                           "The runs' shuffle may have been read from memory, unlike the target's.")]
-    rows = [[h.variant, h.workload, str(h.runs), format_size(h.budget_bytes), format_size(h.median_peak_bytes),
+    rows = [[h.variant, h.workload, str(h.runs), format_size(h.budget_bytes), format_size(h.median_held_bytes),
              format_size(h.max_peak_bytes), "yes" if h.held else "NO"] for h in budget_held(ctx.runs)]
     if not rows:
         return []
-    return [Paragraph(f"The page cache the engine's processes held (memory cgroup; a JVM may take {format_size(SLACK_BYTES)} "
-                      "more between two of the budget's polls):", muted=True),
-            Table(["configuration", "workload", "runs", "budget", "median peak", "max peak", "held"], rows)]
+    return [Paragraph(f"The page cache the engine's processes held (a memory cgroup, polled every 50 ms and squeezed to the "
+                      f"budget; held: the median over the polls within the budget and the {format_size(SLACK_BYTES)} a job "
+                      "reads and writes between two polls; the peak is a JVM reading its jars as it starts):", muted=True),
+            Table(["configuration", "workload", "runs", "budget", "median held", "max", "held"], rows)]
