@@ -6,9 +6,9 @@ from statistics import median
 
 from ..store import StoredRun
 
-# what a job reads and writes in a poll (study/memory_budget.py POLL_S) before the squeeze takes it back, and dirty
-# pages on their way to the drive: the page cache may hold the budget plus this
-SLACK_BYTES = 8 << 20
+# the room the budget's limit leaves a JVM between two polls (study/memory_budget.py HEADROOM): the page cache
+# may hold the budget plus this
+SLACK_BYTES = 32 << 20
 
 
 @dataclass(frozen=True)

@@ -2,11 +2,10 @@
 
 A target node with 167 GB of data and 10 GB of free memory reads its shuffle back from its drives; a model
 with 256 MB of data on a 24 GB machine would read it from memory. So the engine's processes run in a memory
-group of their own, and every POLL_S the page cache they hold beyond the budget is reclaimed: the group's limit
-is lowered for a moment to what it uses less that excess (the kernel takes page cache first: without swap a heap
-cannot go), then raised again well above what it uses. A limit is never what a JVM's heap meets: a fixed limit
-that a second JVM's heap met made a study thrash for minutes (issue 33), and so did a limit that followed the
-JVMs' memory with a few MB of room (a JVM reclaiming its own new pages).
+group of their own whose limit follows what they really use: every POLL_S, limit = their anonymous memory +
+their mapped files (code, jars) + the budget + HEADROOM. The page cache beyond that is what the kernel reclaims
+(without swap a heap cannot go): a fixed limit that a second JVM's heap met made a study thrash for minutes
+(issue 33), a following one cannot.
 
 The group is tierbench's own (`tierbench-<study>-<pid>`), made for the study and removed after it; only the
 processes the engines start are moved into it. Each run records the budget and the page cache the group held
@@ -21,10 +20,12 @@ from ..errors import UserError
 
 MEMORY = Path("/sys/fs/cgroup/memory")
 POLL_S = 0.05
-# room above what the group uses, for the engine's processes to allocate in between two polls: the limit is not
-# what bounds the page cache (a limit that a heap meets makes the JVM reclaim its own pages, for minutes: measured
-# with 4 MB of room), the squeeze is
-HEADROOM = 512 << 20
+# what a JVM may allocate between two polls before its page cache is taken back: the limit follows the
+# processes' own memory with this much room, so the page cache may hold the budget plus it. Measured: with 4 MB
+# of room a starting JVM reclaimed its own new pages for minutes; lowering the limit each poll to squeeze the cache
+# to the budget alone evicted the read-ahead windows of every stream before they were read (an all-HDD TeraSort of
+# 128 MB took 137 s, of 256 MB with this room 78-95 s): the room is also the read-ahead's
+HEADROOM = 32 << 20
 
 
 def can_budget() -> str | None:
@@ -96,29 +97,21 @@ class MemoryBudget:
     def _follow(self) -> None:
         while not self._stop.wait(POLL_S):
             try:
-                self._squeeze()
+                self._set_limit()
             except OSError:
                 continue  # the group is going away, or the kernel is busy: the next poll tries again
 
-    def _squeeze(self) -> None:
-        """The page cache above the budget reclaimed at once: the limit lowered to what the group uses less that
-        excess (the kernel reclaims down to it, page cache first: there is no swap for a heap), then raised again
-        by HEADROOM. Between two polls the cache grows by what the jobs read and write in POLL_S."""
+    def _set_limit(self) -> None:
+        """The limit set to the processes' anonymous and mapped memory + the budget + HEADROOM: the kernel reclaims
+        page cache beyond it, never a heap; a process that meets it waits for the next poll (no OOM kill)."""
         st = _stat(self.group)
         # the page cache the budget bounds: clean file pages that no process maps, what a job could read back from
         # memory (the shuffle, the data); dirty pages are writes on their way to the drive (durable: synced per 8 MB)
         cache = max(0, st["total_cache"] - st["total_mapped_file"] - st["total_dirty"] - st["total_writeback"])
         with self._lock:
             self._samples.append(cache)
-        limit_file = self.group / "memory.limit_in_bytes"
-        if cache > self.budget:
-            usage = int((self.group / "memory.usage_in_bytes").read_text())
-            try:
-                limit_file.write_text(f"{max(usage - (cache - self.budget), 1 << 20)}\n")
-            except OSError:
-                pass  # EBUSY: dirty pages still on their way to the drive; taken at a later poll
-        usage = int((self.group / "memory.usage_in_bytes").read_text())
-        limit_file.write_text(f"{usage + HEADROOM}\n")
+        limit = st["total_rss"] + st["total_mapped_file"] + self.budget + HEADROOM
+        (self.group / "memory.limit_in_bytes").write_text(f"{limit}\n")
 
     def _release(self) -> None:
         """Processes still in the group back to the root group (their memory goes with them), then the group gone."""

@@ -32,7 +32,7 @@ def _budget(ctx: ReportContext) -> list:
              format_size(h.max_peak_bytes), "yes" if h.held else "NO"] for h in budget_held(ctx.runs)]
     if not rows:
         return []
-    return [Paragraph(f"The page cache the engine's processes held (a memory cgroup, polled every 50 ms and squeezed to the "
-                      f"budget; held: the median over the polls within the budget and the {format_size(SLACK_BYTES)} a job "
-                      "reads and writes between two polls; the peak is a JVM reading its jars as it starts):", muted=True),
+    return [Paragraph(f"The page cache the engine's processes held (a memory cgroup polled every 50 ms; held: the median over "
+                      f"the polls within the budget and the {format_size(SLACK_BYTES)} of room its limit leaves a JVM, which "
+                      "also holds the streams' read-ahead; the peak is a JVM reading its jars as it starts):", muted=True),
             Table(["configuration", "workload", "runs", "budget", "median held", "max", "held"], rows)]

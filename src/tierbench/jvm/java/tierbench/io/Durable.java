@@ -97,13 +97,14 @@ public final class Durable {
   /** Bytes written between background syncs of a local file. */
   static final long SYNC_EVERY = 8L << 20;
 
-  private static final ExecutorService SYNCER = Executors.newCachedThreadPool(r -> {
+  static final ExecutorService SYNCER = Executors.newCachedThreadPool(r -> {
     Thread t = new Thread(r, "tierbench-durable-sync");
     t.setDaemon(true);
     return t;
   });
 
-  private static void finish(Future<?> f) throws IOException {
+  /** A background sync's end, its error if it failed (SyncingLocalFileSystem's streams wait on theirs too). */
+  static void finish(Future<?> f) throws IOException {
     if (f == null) {
       return;
     }

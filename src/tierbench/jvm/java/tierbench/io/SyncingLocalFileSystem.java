@@ -8,9 +8,6 @@ import java.nio.channels.FileChannel;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import org.apache.hadoop.fs.LocalFileSystem;
 import org.apache.hadoop.fs.Path;
@@ -96,14 +93,8 @@ public class SyncingLocalFileSystem extends LocalFileSystem {
   public static final String REPLICAS = "tierbench.local.replicas";
   static final String REPLICA_DIR = ".tierbench-replicas";
 
-  /** Bytes written between background syncs of a file. */
-  static final long SYNC_EVERY = 8L << 20;
-
-  private static final ExecutorService SYNCER = Executors.newCachedThreadPool(r -> {
-    Thread t = new Thread(r, "tierbench-local-fs-sync");
-    t.setDaemon(true);
-    return t;
-  });
+  /** Bytes written between background syncs of a file (Durable's, whose sync threads these streams share). */
+  static final long SYNC_EVERY = Durable.SYNC_EVERY;
 
   /**
    * Hadoop's own stream for a local file (unbuffered: a write is in the page cache when it returns), synced
@@ -140,13 +131,13 @@ public class SyncingLocalFileSystem extends LocalFileSystem {
       if (unsynced < SYNC_EVERY || (syncing != null && !syncing.isDone())) {
         return;  // (a sync still running: the next one starts once it is done, with all written since)
       }
-      finish(syncing);  // its error, if it failed
+      Durable.finish(syncing);  // its error, if it failed
       if (channel == null) {
         channel = FileChannel.open(file.toPath(), StandardOpenOption.WRITE);
       }
       unsynced = 0;
       final FileChannel ch = channel;
-      syncing = SYNCER.submit(() -> {
+      syncing = Durable.SYNCER.submit(() -> {
         ch.force(false);
         return null;
       });
@@ -188,7 +179,7 @@ public class SyncingLocalFileSystem extends LocalFileSystem {
       }
       closed = true;
       try {
-        finish(syncing);
+        Durable.finish(syncing);
         if (inner instanceof Syncable) {
           ((Syncable) inner).hsync();  // Hadoop 3.4's local stream: flush, then fsync of its own descriptor
         }
@@ -273,20 +264,6 @@ public class SyncingLocalFileSystem extends LocalFileSystem {
       if (first != null) {
         throw first;
       }
-    }
-  }
-
-  private static void finish(Future<?> f) throws IOException {
-    if (f == null) {
-      return;
-    }
-    try {
-      f.get();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IOException("interrupted while syncing", e);
-    } catch (ExecutionException e) {
-      throw e.getCause() instanceof IOException ? (IOException) e.getCause() : new IOException(e.getCause());
     }
   }
 
