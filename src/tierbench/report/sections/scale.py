@@ -12,7 +12,7 @@ def sections(ctx: ReportContext) -> list[Section]:
     if not scale:
         return []
     blocks = [
-        Paragraph(f"This study is a scale model of {format_size(scale['target_size'])} on `{scale['target']}`: one of its "
+        Paragraph(f"This study is a scale model of {_decimal(scale['target_size'])} on `{scale['target']}`: one of its "
                   f"nodes, shrunk to {format_size(scale['data_bytes'])} of data on this machine, keeping the ratios below "
                   "(docs/scale-model.md).", muted=True),
         Table(["setting", "here", "on the target", "keeps"],
@@ -32,7 +32,19 @@ def _budget(ctx: ReportContext) -> list:
              format_size(h.max_peak_bytes), "yes" if h.held else "NO"] for h in budget_held(ctx.runs)]
     if not rows:
         return []
+    held, data = sorted(h.median_held_bytes for h in budget_held(ctx.runs))[len(rows) // 2], ctx.spec["scale"]["data_bytes"]
+    ratio = f"data / page cache held here: {format_size(data)} / {format_size(held)} = {data / max(held, 1):.1f} " \
+            "(the budget's ratio is the target's; the room above it is not)"
     return [Paragraph(f"The page cache the engine's processes held (a memory cgroup polled every 50 ms; held: the median over "
                       f"the polls within the budget and the {format_size(SLACK_BYTES)} of room its limit leaves a JVM, which "
                       "also holds the streams' read-ahead; the peak is a JVM reading its jars as it starts):", muted=True),
-            Table(["configuration", "workload", "runs", "budget", "median held", "max", "held"], rows)]
+            Table(["configuration", "workload", "runs", "budget", "median held", "max", "held"], rows),
+            Paragraph(ratio, muted=True)]
+
+
+def _decimal(n_bytes: float) -> str:
+    """A target's size as the studies write it (1 TB = 10^12 bytes)."""
+    for unit, mult in (("PB", 1e15), ("TB", 1e12), ("GB", 1e9)):
+        if n_bytes >= mult:
+            return f"{n_bytes / mult:.3g} {unit}"
+    return format_size(n_bytes)
