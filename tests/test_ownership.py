@@ -140,19 +140,18 @@ def test_run_ends_the_whole_group_on_an_interrupt(tmp_path):
 def test_a_terminal_ctrl_c_reaches_tierbench_alone_and_no_child_outlives_it(tmp_path):
     """SIGINT to tierbench's whole process group (what a terminal sends): a child it spawned is in a group of
     its own, so it is not cut short mid-write, and it is ended by tierbench on its way out."""
-    marker = tmp_path / "child.pid"
+    marker, ready = tmp_path / "child.pid", tmp_path / "ready"
     code = ("import sys, time; from tierbench import processes\n"
             "from tierbench.cli.main import main\n"
             f"p = processes.spawn(['sh', '-c', 'sleep 300 & echo $! > {marker}; wait'])\n"
             "import tierbench.cli.main as m\n"
-            "def fake(args):\n    time.sleep(60)\n    return 0\n"
+            f"def fake(args):\n    open({str(ready)!r}, 'w').close()\n    time.sleep(60)\n    return 0\n"
             "m.workloads.run = fake\n"
             "sys.exit(main(['workloads']))\n")
     proc = subprocess.Popen([sys.executable, "-c", code], start_new_session=True, stderr=subprocess.PIPE, text=True)
-    deadline = time.time() + 20
-    while not marker.exists() and time.time() < deadline:
+    deadline = time.time() + 60  # (main's signal handling is in place once the verb runs: a loaded machine is slow)
+    while not (marker.exists() and ready.exists()) and time.time() < deadline:
         time.sleep(0.05)
-    time.sleep(0.3)
     os.killpg(proc.pid, signal.SIGINT)  # the terminal: every process of the foreground group
     _, err = proc.communicate(timeout=30)
     child = int(marker.read_text())
