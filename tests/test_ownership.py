@@ -141,7 +141,9 @@ def test_a_terminal_ctrl_c_reaches_tierbench_alone_and_no_child_outlives_it(tmp_
     """SIGINT to tierbench's whole process group (what a terminal sends): a child it spawned is in a group of
     its own, so it is not cut short mid-write, and it is ended by tierbench on its way out."""
     marker, ready = tmp_path / "child.pid", tmp_path / "ready"
-    code = ("import sys, time; from tierbench import processes\n"
+    code = ("import signal, sys, time; from tierbench import processes\n"
+            # as from a terminal: a test run started in the background of a non-interactive shell ignores SIGINT
+            "signal.signal(signal.SIGINT, signal.default_int_handler)\n"
             "from tierbench.cli.main import main\n"
             f"p = processes.spawn(['sh', '-c', 'sleep 300 & echo $! > {marker}; wait'])\n"
             "import tierbench.cli.main as m\n"
