@@ -55,7 +55,6 @@ class MemoryBudget:
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
         self._samples: list[int] = []  # the page cache the group held, every poll of the current run
-        self._members: set[int] = set()
 
     def __enter__(self) -> "MemoryBudget":
         why = can_budget()
@@ -78,7 +77,6 @@ class MemoryBudget:
         """Move a process the engine started into the group (its threads follow; its children are born in it)."""
         try:
             (self.group / "cgroup.procs").write_text(f"{pid}\n")
-            self._members.add(pid)
         except OSError:  # it ended already: nothing to confine
             pass
 
