@@ -1,11 +1,13 @@
-"""The scale model against the published study: runs a scaled example (default examples/sandisk-terasort-scaled.toml)
-and prints each published runtime ratio of the SanDisk 2014 TeraSort study beside the model's, with the error and
-Welch's p for the model's difference.
+"""The scale model against the published studies: runs a scaled example (default examples/sandisk-terasort-scaled.toml)
+and prints each published runtime ratio of the study it reproduces beside the model's, with the error and Welch's p
+for the model's difference: the SanDisk 2014 TeraSort study (configurations hdd, hybrid, ssd; TeraGen and TeraSort)
+or, for a study of TestDFSIO (examples/sandisk-dfsio.toml: all-hdd, all-ssd), the SanDisk 2014 TestDFSIO study.
 
     .venv/bin/python bench/bench_scale_model.py [--spec FILE] [--repeats N] [--out DIR]
+    .venv/bin/python bench/bench_scale_model.py --from tierbench-results/quickstart
 
 Needs root (emulated devices, the page cache budget). The published figures are the package's copy
-(analysis/published.toml, [sandisk_terasort_2014]).
+(analysis/published.toml, [sandisk_terasort_2014] and [sandisk_testdfsio_2014]).
 """
 
 import argparse
@@ -21,15 +23,18 @@ from tierbench.analysis.reference import load_section
 from tierbench.store import ResultsDir
 
 ROOT = Path(__file__).resolve().parent.parent
-# published configuration -> the example's; published column -> workload
-CONFIGS = {"all_hdd": "hdd", "hdd_plus_ssd_intermediate": "hybrid", "all_ssd": "ssd"}
-COLUMNS = {"teragen": 0, "terasort": 1}
+# per published study: its configuration -> the example's (the baseline first); workload -> its column of results
+STUDIES = {
+    "sandisk_terasort_2014": ({"all_hdd": "hdd", "hdd_plus_ssd_intermediate": "hybrid", "all_ssd": "ssd"},
+                              {"teragen": 0, "terasort": 1}),
+    "sandisk_testdfsio_2014": ({"all_hdd": "all-hdd", "all_ssd": "all-ssd"}, {"dfsio-write": 1, "dfsio-read": 0}),
+}
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--spec", default=str(ROOT / "examples" / "sandisk-terasort-scaled.toml"),
-                    help="a scaled study whose configurations are named hdd, hybrid and ssd")
+                    help="a scaled study whose configurations are named as the published study's (hdd, hybrid, ssd; or all-hdd, all-ssd)")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--out", default="/tmp/tierbench-bench-scale-model")
     ap.add_argument("--from", dest="done", metavar="DIR", help="print the table of a results folder run before; run nothing")
@@ -40,20 +45,30 @@ def main() -> int:
         spec.write_text(re.sub(r"(?m)^repeats = \d+", f"repeats = {args.repeats}", text))
         subprocess.run([sys.executable, "-m", "tierbench", "run", str(spec), "--out", args.out], check=True)
     runs = [r for r in ResultsDir(Path(args.done or args.out)).load().runs if r.status == "ok"]
-    _, published = load_section("sandisk_terasort_2014")
-    results = published["results"]
-    print(f"{'workload':10} {'ratio':18} {'published':>9} {'model':>7} {'error':>7} {'p':>7}")
-    errors = []
-    for workload, col in COLUMNS.items():
-        times = {c: [r.wall_s for r in runs if r.config == c and r.label == workload] for c in CONFIGS.values()}
-        base = results["all_hdd"][col]
-        for pub_name, config in list(CONFIGS.items())[1:]:
-            want, got = results[pub_name][col] / base, statistics.median(times[config]) / statistics.median(times["hdd"])
-            p = ttest_ind(times[config], times["hdd"], equal_var=False).pvalue if min(len(times[config]), len(times["hdd"])) > 1 else float("nan")
-            errors.append(abs(got - want))
-            print(f"{workload:10} {config + ' / hdd':18} {want:9.2f} {got:7.2f} {got - want:+7.2f} {p:7.3f}")
+    section = "sandisk_testdfsio_2014" if any(r.label.startswith("dfsio") for r in runs) else "sandisk_terasort_2014"
+    configs, columns = STUDIES[section]
+    _, published = load_section(section)
+    print(f"{section}: published runtime ratios beside the scale model's (medians; Welch p of the model's runs)")
+    print(f"{'workload':12} {'ratio':18} {'published':>9} {'model':>7} {'error':>7} {'p':>7}")
+    errors = [_row(runs, published["results"], configs, workload, col) for workload, col in columns.items()]
+    errors = [e for row in errors for e in row]
     print(f"median |error| {statistics.median(errors):.2f} (of runtime ratios; the issue's goal: each within 0.10)")
     return 0
+
+
+def _row(runs, results, configs: dict, workload: str, col: int) -> list[float]:
+    """Print each configuration's ratio to the baseline for one workload; return the |errors|."""
+    base_pub, base = next(iter(configs.items()))
+    times = {c: [r.wall_s for r in runs if r.config == c and r.label == workload] for c in configs.values()}
+    errors = []
+    for pub_name, config in list(configs.items())[1:]:
+        want = results[pub_name][col] / results[base_pub][col]
+        got = statistics.median(times[config]) / statistics.median(times[base])
+        enough = min(len(times[config]), len(times[base])) > 1
+        p = ttest_ind(times[config], times[base], equal_var=False).pvalue if enough else float("nan")
+        errors.append(abs(got - want))
+        print(f"{workload:12} {config + ' / ' + base:18} {want:9.2f} {got:7.2f} {got - want:+7.2f} {p:7.3f}")
+    return errors
 
 
 if __name__ == "__main__":

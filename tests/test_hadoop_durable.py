@@ -85,6 +85,23 @@ name = "teragen"
 size = "192MB"
 copies = {copies}
 """
+DFSIO = """
+name = "hd-dfsio"
+repeats = 1
+warm_up = false
+[engine]
+kind = "hadoop"
+[storage.dev]
+data = ["{d}/data"]
+intermediate = ["{d}/tmp"]
+[[workloads]]
+name = "dfsio-write"
+files = 4
+file_size = "16MB"
+copies = 3
+[[workloads]]
+name = "dfsio-read"
+"""
 
 
 def _written(record: dict) -> tuple[float, float]:
@@ -109,6 +126,10 @@ def teragens(tmp_path_factory):
             spec = write_spec(d / "s.toml", STUDY.format(name=run, mode=mode, copies=copies, d=Path(dev.mount) / run))
             tierbench("run", spec, "--out", d / "r", timeout=600, check=True)
             out[run] = json.loads((d / "r" / "runs.jsonl").read_text().splitlines()[-1])
+        d = tmp_path_factory.mktemp("dfsio")  # TestDFSIO writes its files itself, outside the job's output directory
+        tierbench("run", write_spec(d / "s.toml", DFSIO.format(d=Path(dev.mount) / "dfsio")), "--out", d / "r",
+                  timeout=600, check=True)
+        out["dfsio-write"], out["dfsio-read"] = map(json.loads, (d / "r" / "runs.jsonl").read_text().splitlines()[-2:])
         yield out
     finally:
         emulation.down(name)
@@ -146,3 +167,14 @@ def test_copies_stand_for_hdfs_replication_the_drive_takes_each_and_the_data_set
     assert during >= 3 * 190, during
     assert rec["details"]["checksum"] == one["details"]["checksum"] and rec["metrics"]["rows"] == one["metrics"]["rows"]
     assert rec["wall_s"] > 2 * one["wall_s"]  # three copies at the device's pace
+
+
+@pytest.mark.e2e
+def test_testdfsio_copies_reach_the_drive_and_the_read_sees_the_files_written_once(teragens):
+    """TestDFSIO writes its files under io_data itself (not as the job's output): `copies = 3` reaches the drive
+    there too, and dfsio-read still finds exactly the 4 files of 16 MB written (the copies are hidden)."""
+    write, read = teragens["dfsio-write"], teragens["dfsio-read"]
+    assert write["status"] == "ok" and read["status"] == "ok", (write.get("error"), read.get("error"))
+    during, _ = _written(write)
+    assert during >= 3 * 64, during
+    assert read["metrics"]["files"] == 4 and read["metrics"]["data_mb"] == pytest.approx(64)

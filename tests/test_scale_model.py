@@ -104,6 +104,19 @@ def test_a_value_the_user_gave_is_kept_and_the_model_changes_the_fingerprint():
     assert _spec().fingerprint() != _spec(data="128MB").fingerprint()
 
 
+def test_the_dfsio_example_writes_a_nodes_share_by_its_slots_three_times():
+    spec = parse_spec(tomllib.loads((Path(__file__).parent.parent / "examples" / "sandisk-dfsio.toml").read_text()),
+                      source="sandisk-dfsio.toml", base_dir=Path("examples"))
+    write = spec.workloads[0].params
+    assert write["files"] == 12  # the node's 12 map slots write at once, as there
+    assert write["copies"] == 3  # HDFS replication: the node's drives take each byte three times
+    assert write["files"] * write["file_size"] == pytest.approx(512 * MB, rel=0.05)  # the model's data
+    raw = tomllib.loads((Path(__file__).parent.parent / "examples" / "sandisk-dfsio.toml").read_text())
+    raw["engine"] = {"master": "local[2]"}
+    with pytest.raises(SpecError, match="copies"):  # one copy is all the spark engine writes
+        parse_spec(raw, source="sandisk-dfsio.toml", base_dir=Path("examples"))
+
+
 @pytest.mark.parametrize("edit, says", [
     ({"target": "no-such-cluster"}, "no-such-cluster"),
     ({"size": "lots"}, "scale.size"),

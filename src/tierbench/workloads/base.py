@@ -228,6 +228,13 @@ class Workload(ABC):
         """Checks across parameters or against the study: (field, message) when something cannot run."""
         return None
 
+    @staticmethod
+    def copies_need_hadoop(params: dict, engine_kinds: set[str]) -> tuple[str, str] | None:
+        """A workload's `copies` (HDFS replication on one node) are written by the hadoop engine's local mode only."""
+        if params.get("copies", 1) > 1 and "spark" in engine_kinds:
+            return "copies", "the spark engine writes one copy: copies > 1 needs the hadoop engine (durable, local mode)"
+        return None
+
     def check_with_producer(self, params: dict, producer_params: dict) -> tuple[str, str] | None:
         """Checks against the producer's parameters (e.g. SQL query names of the generated benchmark)."""
         return None

@@ -113,8 +113,12 @@ class _Dfsio(Workload):
                 "buffer_bytes": req.params["buffer_size"]}
 
     def hadoop_command(self, req, mode):
-        f = self._files(req)
-        return ({"test.build.data": (req.outputs or req.inputs)[0]},
+        f, root = self._files(req), (req.outputs or req.inputs)[0]
+        conf = {"test.build.data": root}
+        if req.params.get("copies", 1) > 1:  # TestDFSIO writes its files itself, under io_data: their copies there
+            conf.update({"tierbench.local.replicas": req.params["copies"],
+                         "tierbench.local.replicas.under": f"{root}/io_data"})
+        return (conf,
                 ["-write" if self.writing else "-read", "-nrFiles", str(f["files"]), "-fileSize", _size_arg(f["file_size"]),
                  "-bufferSize", str(req.params["buffer_size"]), "-resFile", str(req.scratch / "TestDFSIO_results.log")])
 
@@ -149,13 +153,24 @@ class DfsioWrite(_Dfsio):
     doc = "TestDFSIO write: `files` files of `file_size` each, one task per file, 100% sequential writes."
     params = (Param("files", "count", 4, "files to write, one task each", 1),
               Param("file_size", "size", 64 * MB, "size of each file, e.g. \"64MB\""),
-              Param("buffer_size", "size", 1_000_000, "bytes per write call (TestDFSIO's default: 1000000)"))
+              Param("buffer_size", "size", 1_000_000, "bytes per write call (TestDFSIO's default: 1000000)"),
+              Param("copies", "count", 1, "times each file is written: HDFS replication on one node (hadoop engine's "
+                    "durable local mode; a scale model sets it from its target)", 1))
     produces = "dfsio-files"
     warm_up_overrides = {"files": 2, "file_size": 8 * MB}
     phases = ("write",)
     io = IORoles(input=None, intermediate=None, output="data_mb")
     spark_job = "Dfsio.write"
     writing = True
+
+    def check_params(self, params, engine_kinds, config_names):
+        return self.copies_need_hadoop(params, engine_kinds)
+
+    def scale_params(self, model) -> dict:
+        # the node's data by as many writers as its slots (the target's concurrent streams per drive; its waves of
+        # files are the same streams again), each file written as many times as the target's HDFS does
+        per_file = max(MB, model.data_bytes // model.tasks // MB * MB)
+        return {"files": model.tasks, "file_size": per_file, "copies": max(1, round(model.write_copies))}
 
 
 class DfsioRead(_Dfsio):

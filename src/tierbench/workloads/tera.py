@@ -47,8 +47,8 @@ class TeraGen(Workload):
         return self.rows(params) * 100
 
     def check_params(self, params, engine_kinds, config_names):
-        if params.get("copies", 1) > 1 and "spark" in engine_kinds:
-            return "copies", "the spark engine writes one copy: copies > 1 needs the hadoop engine (durable, local mode)"
+        if bad := self.copies_need_hadoop(params, engine_kinds):
+            return bad
         if params["filler"] == "random" and "hadoop" in engine_kinds:
             return "filler", ("\"random\" is tierbench's own TeraGen: Hadoop's TeraGen writes only its own filler; "
                               "use \"hadoop\" or run this study on the spark engine only")

@@ -51,7 +51,9 @@ public class SyncingLocalFileSystem extends LocalFileSystem {
       File file = pathToFile(f);
       OutputStream primary = new Synced(super.createOutputStreamWithMode(f, append, permission), file);
       int copies = getConf() == null ? 1 : getConf().getInt(REPLICAS, 1);
-      String out = getConf() == null ? null : getConf().get("mapreduce.output.fileoutputformat.outputdir");
+      // the job's output directory, or the one the job writes its data set to itself (TestDFSIO: io_data)
+      String out = getConf() == null ? null
+          : getConf().get(REPLICAS_UNDER, getConf().get("mapreduce.output.fileoutputformat.outputdir"));
       if (append || copies <= 1 || out == null || file.getName().endsWith(".crc")) {
         return primary;
       }
@@ -91,6 +93,8 @@ public class SyncingLocalFileSystem extends LocalFileSystem {
    * synced like the file. On the target a node's drives take every copy of its share of the blocks.
    */
   public static final String REPLICAS = "tierbench.local.replicas";
+  /** The directory whose files get the copies, for a job that writes its data set outside its output directory. */
+  public static final String REPLICAS_UNDER = "tierbench.local.replicas.under";
   static final String REPLICA_DIR = ".tierbench-replicas";
 
   /** Bytes written between background syncs of a file (Durable's, whose sync threads these streams share). */
