@@ -12,17 +12,20 @@ def add_parser(subparsers):
         "advise", help="which tier for data and for intermediate data, SSD split and size, which knob: with the numbers",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description="From a study's runs and the what-if model (tierbench predict): the jobs predicted on one "
-                    "cluster shape (--hardware, default the SanDisk 2014 cluster: 6 nodes x 2 drives) as all-HDD, "
-                    "HDD + one SSD per node for intermediate data, and all-SSD; the directories to split an SSD into "
-                    "beside HDDs so round-robin loads each by its speed; the SSD space intermediate data needs per "
-                    "node (measured intermediate bytes at --size); and what each swept knob did, measured.",
+                    "cluster shape (--hardware; default the scale model's target when the study has a [scale] "
+                    "table, else the SanDisk 2014 cluster: 6 nodes x 2 drives) as all-HDD, HDD + one SSD per node "
+                    "for intermediate data, and all-SSD; the directories to split an SSD into beside HDDs so "
+                    "round-robin loads each by its speed; the SSD space intermediate data needs per node (measured "
+                    "intermediate bytes at --size); and what each swept knob did, measured.",
         epilog="examples:\n"
                "  tierbench advise tierbench-results/quickstart\n"
                "  tierbench advise RESULTS --hardware my-cluster.toml --size 10TB --json")
     c.add_argument("results", nargs="+", help="a study's results directory, or several of one machine")
-    c.add_argument("--hardware", metavar="HW.toml", help="the cluster shape (a file or a shipped name; default "
+    c.add_argument("--hardware", metavar="HW.toml", help="the cluster shape (a file or a shipped name; default: "
+                   "the scale model's target, [scale] target in the spec, when it is a shipped one, else "
                    "sandisk-all-hdd): its nodes, cores, network and drive count are kept, its drives are varied")
-    c.add_argument("--size", help="the data size to advise for, e.g. 1TB (default: the largest measured)")
+    c.add_argument("--size", help="the data size to advise for, e.g. 1TB (default: the scale model's target size, "
+                   "[scale] size in the spec, when the study has one; else the largest measured)")
     c.add_argument("--json", action="store_true", help="print JSON")
     return c
 
@@ -30,20 +33,51 @@ def add_parser(subparsers):
 def run(args) -> int:
     from ..model.advise import advise
     from ..model.hardware import load_hardware
+    from ..model.scale_target import choose_size
     from ..model.whatif import study_model
 
     try:
         size = parse_size(args.size) if args.size else None
     except ValueError as e:
         raise UserError(f"--size: {e}") from None
+    choice = choose_size(args.results, size)
     hw = load_hardware(args.hardware) if args.hardware else None
+    hw, hw_note = (hw, None) if args.hardware else target_hardware(choice.target)
     model, _, _ = study_model(args.results)
-    items = advise(model, hw, size)
+    items = advise(model, hw, choice.size_bytes)
+    notes = [n for n in (choice.note, hw_note) if n]
     if args.json:
-        print(json.dumps([a.to_dict() for a in items], indent=2))
+        head = [_scale_item(choice, notes, hw, args.hardware)] if notes else []
+        print(json.dumps(head + [a.to_dict() for a in items], indent=2))
         return 0
+    for line in notes:
+        print(line)
     for a in items:
         print(f"{a.topic}: {a.advice}")
         for n in a.numbers:
             print(f"    {n}")
     return 0
+
+
+def _scale_item(choice, notes: list[str], hw, given_hw: str | None) -> dict:
+    """advise --json's first item when the study is a scale model: the size and cluster advised at, and where
+    each came from (an item like the others, so the output stays a list of advice)."""
+    return {"topic": "scale target", "advice": "; ".join(notes), "numbers": [], "size_bytes": choice.size_bytes,
+            "size_from": choice.size_from, "scale_target": choice.target,
+            "hardware": given_hw or (hw.name if hw else "sandisk-all-hdd"),
+            "hardware_from": "--hardware" if given_hw else ("scale target" if hw else "default")}
+
+
+def target_hardware(target: str | None):
+    """(the cluster shape to advise on, a line saying so) when --hardware is not given: the scale model's target
+    when it is a hardware description shipped with tierbench; (None: advise's default, a line why) when it is a
+    user's .toml (study.json keeps its name, not its file); (None, None) when the study is no scale model."""
+    from ..model.hardware import load_hardware, shipped
+
+    if target is None:
+        return None, None
+    if target in shipped():
+        return load_hardware(target), (f"cluster: {target}, the scale model's target ([scale] target in the spec); "
+                                       "--hardware to change")
+    return None, (f"cluster: sandisk-all-hdd, the default: the scale model's target {target!r} is a file of yours "
+                  "(the results keep its name only); --hardware YOUR.toml to advise on it")

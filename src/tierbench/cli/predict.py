@@ -33,7 +33,8 @@ def add_parser(subparsers):
                    help="a hardware description: a TOML file (docs/hardware.md), or the name of one shipped with tierbench "
                         "(sandisk-all-hdd, sandisk-all-ssd, sandisk-hybrid: the SanDisk 2014 cluster); repeat for several")
     # numbers are read by bounds.option, not argparse's int/float: one line for "abc", and nan/inf refused
-    c.add_argument("--size", help="the data size to predict for, e.g. 1TB (default: the largest measured; "
+    c.add_argument("--size", help="the data size to predict for, e.g. 1TB (default: the scale model's target "
+                   "size, [scale] size in the spec, when the study has one; else the largest measured; "
                    f"{bounds.DATA_SIZE.words()})")
     c.add_argument("--nodes", help=f"override the hardware's node count ({bounds.NODES.words()})")
     c.add_argument("--calibrate", help="calibrate on these configurations only (comma-separated; default: every "
@@ -50,6 +51,7 @@ def add_parser(subparsers):
 
 def run(args) -> int:
     from ..model.hardware import catalog, load_hardware
+    from ..model.scale_target import choose_size
     from ..model.whatif import predict
 
     if args.drives:
@@ -65,9 +67,12 @@ def run(args) -> int:
     size = bounds.option_size("--size", args.size, bounds.DATA_SIZE) if args.size is not None else None
     years = bounds.option("--years", args.years, bounds.YEARS)
     hardware = [load_hardware(h) for h in args.hardware]
-    out = predict(args.results, hardware, size, nodes,
+    choice = choose_size(args.results, size)
+    out = predict(args.results, hardware, choice.size_bytes, nodes,
                   [c.strip() for c in args.calibrate.split(",")] if args.calibrate else None, years,
                   published=args.published)
+    if choice.note and hardware:  # a scale model's study: the size predicted at, and where it came from
+        out = {"size": choice.to_dict()} | out
     from ..store import ResultsDir
     ResultsDir(args.results[0]).save_derived("predictions", out)  # (predictions.json, beside the runs)
     if args.json:
@@ -84,7 +89,8 @@ def _pct(x) -> str:
 
 def text_lines(out: dict) -> list[str]:
     v = out["validation"]
-    lines = [f"calibrated on: {', '.join(out['calibrated_on'])}"
+    lines = [out["size"]["note"]] if "size" in out else []
+    lines += [f"calibrated on: {', '.join(out['calibrated_on'])}"
              + (f"; devices of unknown speed (not used): {', '.join(out['unknown_devices'])}" if out["unknown_devices"] else "")]
     if v["hardware"]:
         lines.append(f"reproducing the measured configurations (each from the others): median |error| "
