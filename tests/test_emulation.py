@@ -63,7 +63,8 @@ intermediate = { emulate = "nvme", size = "1GB", split = 3, with_data = true }
     ('data = { emulate = "hdd", size = "10MB" }', ("storage.a.data.size", "at least 256MB")),
     ('data = { emulate = "hdd", speed = 3 }', ("storage.a.data.speed", "emulate, size, drives")),
     ('data = { emulate = "hdd", drives = 0 }', ("storage.a.data.drives", "from 1 to 24")),
-    ('data = { emulate = "hdd", split = 2 }', ("storage.a.data.split", "emulate, size, drives")),
+    ('data = { emulate = "hdd", with_data = true }', ("storage.a.data.with_data", "emulate, size, drives")),
+    ('data = { emulate = "hdd", split = 0 }', ("storage.a.data.split", "from 1 to 64")),
     ('data = { emulate = "hdd" }\nintermediate = { emulate = "nvme", split = 0 }', ("storage.a.intermediate.split", "from 1 to 64")),
     ('data = ["/tmp/x"]\nintermediate = { emulate = "nvme", with_data = true }', ("storage.a.intermediate.with_data", "emulated data")),
 ])

@@ -117,6 +117,24 @@ def test_the_dfsio_example_writes_a_nodes_share_by_its_slots_three_times():
         parse_spec(raw, source="sandisk-dfsio.toml", base_dir=Path("examples"))
 
 
+def test_the_cloudera_example_keeps_the_ssds_share_of_the_shuffle_and_the_drives_bandwidths():
+    path = Path(__file__).parent.parent / "examples" / "cloudera.toml"
+    spec = parse_spec(tomllib.loads(path.read_text()), source="cloudera.toml", base_dir=path.parent)
+    configs = {c.name: c for c in spec.storage}
+
+    def ssd_share(name):
+        dirs = configs[name].intermediate
+        return sum("intermediate" in d for d in dirs) / len(dirs)
+
+    assert ssd_share("hybrid") == pytest.approx(1 / 7) and ssd_share("hybrid-split") == pytest.approx(10 / 16)
+    drives = {d["device"]: d["figures"] for c in spec.storage for role in c.emulated.values() for d in role}
+    hdd11, ssd = drives["cloudera-ssd-hdd-11-data"], drives["cloudera-ssd-ssd-data"]
+    assert hdd11["read_mb_s"] == pytest.approx(11 * 130 / 8) and ssd["read_mb_s"] == pytest.approx(1300 / 8)
+    assert hdd11["read_iops"] < ssd["read_iops"] / 50  # equal bandwidth, not equal IOPS: the study's point
+    sort, shuffle = spec.workloads[1].params, spec.workloads[2].params
+    assert sort["partitions"] == shuffle["partitions"] == 16  # the node's 16 reducers at once
+
+
 @pytest.mark.parametrize("edit, says", [
     ({"target": "no-such-cluster"}, "no-such-cluster"),
     ({"size": "lots"}, "scale.size"),

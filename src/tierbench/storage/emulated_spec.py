@@ -6,9 +6,9 @@ from ..ownership import valid_name
 from ..units import MB
 
 # figures: a drive of the study's own ({read,write}_mb_s, {read,write}_iops), e.g. a catalog drive scaled by [scale]
-EMULATE_KEYS = ("emulate", "size", "drives", "figures", "stands_for")
-# an emulated intermediate role may also say how its devices share the shuffle with the data drives
-INTERMEDIATE_EMULATE_KEYS = (*EMULATE_KEYS, "split", "with_data")
+EMULATE_KEYS = ("emulate", "size", "drives", "figures", "stands_for", "split")
+# an emulated intermediate role may also say whether the data drives take their share of the shuffle
+INTERMEDIATE_EMULATE_KEYS = (*EMULATE_KEYS, "with_data")
 DEFAULT_SIZE = "8GB"
 MAX_DRIVES = 24
 MAX_SPLIT = 64
@@ -19,9 +19,9 @@ def parse_emulated(src: str, where: str, value: dict, name: str, intermediate: b
     directories, the device entries {"device", "profile", "size"} -- the runner brings the devices up before the
     study and down after it -- and, for `intermediate`, whether the data drives take shuffle too (`with_data`).
 
-    `split = N` (intermediate only) lists each emulated drive as N directories, so Spark's round-robin over
-    local dirs gives that drive N shares: the Cloudera study's SSD "split into 10 local directories" beside
-    six HDDs."""
+    `split = N` lists each emulated drive as N directories, so Spark's round-robin over local dirs gives that
+    drive N shares: the Cloudera study's SSD "split into 10 local directories" beside six HDDs, or (data) one
+    device that `stands_for` six HDDs listed as their six directories, so that an SSD beside them gets 1 of 7."""
     from ..errors import SpecError
     from ..fields import unknown_fields
     from ..units import parse_size

@@ -36,6 +36,10 @@ class Shuffle(Workload):
         return {"bytes": p["size"], "maps": maps, "reducers": reducers,
                 "record_bytes": max(1, min(1 << 20, p["size"] // (maps * reducers) or 1))}
 
+    def scale_params(self, model) -> dict:
+        # the node's data, by the target's map inputs, to a node's share of its reducers: each fetch the target's size
+        return {"size": model.data_bytes, "map_tasks": model.maps, "partitions": model.reducers}
+
     def measure(self, job, wall_s, produced):
         m = {**rate(job["bytes_shuffled"] / MB, wall_s), "block_kb": job["block_bytes"] / 1024,
              "map_tasks": job["map_tasks"], "reduce_tasks": job["reduce_tasks"]}
