@@ -45,7 +45,10 @@ def test_durable_local_mode_names_the_syncing_file_system_and_engine_mode_does_n
     assert not any(MAP_OUTPUT_GAP in gap for gap in engine.sync_gaps)  # map outputs go through it too
     engine, plain = _generic(_spec(tmp_path, "engine"), tmp_path)
     assert "fs.file.impl" not in plain
-    assert {k: v for k, v in durable.items() if k != "fs.file.impl"} == plain  # nothing else differs
+    # and its local runner, which runs the maps a job asks for (Hadoop's own forces one): nothing else differs
+    assert durable["mapreduce.framework.name"] == "tierbench-local" and plain["mapreduce.framework.name"] == "local"
+    assert {k: v for k, v in durable.items() if k not in ("fs.file.impl", "mapreduce.framework.name")} == \
+        {k: v for k, v in plain.items() if k != "mapreduce.framework.name"}
 
 
 def test_the_specs_own_engine_settings_still_win(tmp_path):
@@ -83,6 +86,7 @@ intermediate = ["{d}/tmp"]
 [[workloads]]
 name = "teragen"
 size = "192MB"
+tasks = 4
 copies = {copies}
 """
 DFSIO = """
@@ -167,6 +171,14 @@ def test_copies_stand_for_hdfs_replication_the_drive_takes_each_and_the_data_set
     assert during >= 3 * 190, during
     assert rec["details"]["checksum"] == one["details"]["checksum"] and rec["metrics"]["rows"] == one["metrics"]["rows"]
     assert rec["wall_s"] > 2 * one["wall_s"]  # three copies at the device's pace
+
+
+@pytest.mark.e2e
+def test_durable_local_teragen_runs_the_maps_it_is_given_not_hadoops_one(teragens):
+    """Hadoop's local provider sets a job's maps to 1; tierbench's local runner keeps TeraGen's `tasks` (4 here)."""
+    rec = teragens["durable"]
+    assert rec["engine_conf"]["mapreduce.framework.name"] == "tierbench-local"
+    assert rec["metrics"]["tasks"] == 4, rec["metrics"]
 
 
 @pytest.mark.e2e

@@ -172,7 +172,7 @@ def engine_cores(record: StoredRun) -> int | None:
     if m:
         return machine if m.group(1) == "*" else int(m.group(1) or 1)
     if record.engine_kind == "hadoop":  # LocalJobRunner runs this many maps at once (Hadoop's default: 1)
-        local = conf.get("mapreduce.framework.name", "local") == "local"
+        local = conf.get("mapreduce.framework.name", "local") in ("local", "tierbench-local")
         return int(conf.get("mapreduce.local.map.tasks.maximum", 1)) if local else None
     executors, cores = conf.get("spark.executor.instances"), conf.get("spark.executor.cores")
     return int(executors) * int(cores) if executors and cores and executors.isdigit() and cores.isdigit() else None

@@ -24,7 +24,12 @@ JAVA_SRC = Path(__file__).resolve().parent.parent / "jvm" / "java"
 
 
 def _sources(root: Path) -> list[Path]:
-    return sorted(root.rglob("*.java"))
+    return sorted([*root.rglob("*.java"), *_resources(root)])
+
+
+def _resources(root: Path) -> list[Path]:
+    """Files the jar holds as they are: META-INF/services (a Hadoop ClientProtocolProvider found by ServiceLoader)."""
+    return sorted(p for p in (root / "META-INF").rglob("*") if p.is_file())
 
 
 def jobs_jar() -> Path:
@@ -56,11 +61,14 @@ def _compile(source_root: Path, on: tuple[Path, ...], jar: Path) -> None:
     with tempfile.TemporaryDirectory(prefix="tierbench-javac-") as tmp:
         classpath = os.pathsep.join([str(pyspark_home() / "jars" / "*"), *map(str, on)])
         cmd = [java_tool("javac"), "-nowarn", "-encoding", "UTF-8", "--release", "17", "-d", tmp, "-cp", classpath]
-        out = subprocess.run(cmd + [str(s) for s in _sources(source_root)], capture_output=True, text=True)
+        java = [str(s) for s in _sources(source_root) if s.suffix == ".java"]
+        out = subprocess.run(cmd + java, capture_output=True, text=True)
         if out.returncode != 0:
             raise RuntimeError(f"compiling tierbench's Java jobs failed:\n{out.stderr[-4000:]}")
         partial = jar.with_suffix(".partial")
         with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as z:
             for f in sorted(Path(tmp).rglob("*.class")):
                 z.write(f, f.relative_to(tmp).as_posix())
+            for f in _resources(source_root):
+                z.write(f, f.relative_to(source_root).as_posix())
         os.replace(partial, jar)

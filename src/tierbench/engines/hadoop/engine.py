@@ -28,8 +28,10 @@ from .runtime import classpath
 # durability = "durable", local mode: Hadoop's local file system, syncing every file it writes before close
 # (SyncingLocalFileSystem.java): the jobs' file:// output and the map outputs, spills and merges in the local dirs
 # (MapTask and ReduceTask write those through FileSystem.getLocal, which is fs.file.impl). The spec's own engine
-# settings still win.
-DURABLE_LOCAL_CONF = {"fs.file.impl": "tierbench.io.SyncingLocalFileSystem"}
+# settings still win. Its local runner (ParallelLocalProtocolProvider.java) is Hadoop's without forcing a job's maps
+# to 1: TeraGen writes with as many maps as it is given (`tasks`), as a node's task slots do.
+LOCAL_FRAMEWORK = "tierbench-local"
+DURABLE_LOCAL_CONF = {"fs.file.impl": "tierbench.io.SyncingLocalFileSystem", "mapreduce.framework.name": LOCAL_FRAMEWORK}
 # on YARN the tasks run in the NodeManagers' JVMs, whose classpath tierbench does not set
 YARN_SYNC_GAPS = ("MapReduce on YARN does not sync its map outputs (intermediate data) before a task ends",
                   "Hadoop's jobs on YARN do not sync file:// output (their task JVMs lack tierbench's syncing file system)")
