@@ -82,7 +82,10 @@ def test_the_spec_runs_the_models_sizes_tasks_engine_settings_and_drives():
     spec = _spec()
     m = spec.scale
     gen, sort, _ = spec.workloads
-    assert gen.params["size"] == m["data_bytes"] and gen.params["tasks"] == m["tasks"]
+    assert gen.params["size"] == m["data_bytes"]
+    # as many writers as splits (fewer than the slots here): each file at most a split, read as the target's blocks
+    assert gen.params["tasks"] == min(m["maps"], m["tasks"])
+    assert m["data_bytes"] / gen.params["tasks"] <= 1.1 * m["split_bytes"]  # (FileInputFormat's slop: one split)
     assert gen.params["copies"] == 3  # the target's HDFS replication
     assert sort.params["split_size"] == m["split_bytes"] and sort.params["partitions"] == m["reducers"]
     conf = spec.engines[0].conf
