@@ -207,9 +207,10 @@ def test_the_report_says_when_the_budget_was_not_enforced(tmp_path):
     assert _section(Path(__file__).parent / "fixtures" / "quickstart-results") is None  # no [scale]: no section
 
 
-def _run_scaled_study(tmp_path, engine: str, teragen: str = "") -> dict:
-    """QUICK as a real study of 64 MB on its emulated HDD pair alone, on `engine` (`teragen`: lines added to its
-    TeraGen): the runs by workload, once the study.json's budget was checked enforced and its group gone."""
+def run_scaled_study(tmp_path, engine: str, teragen: str = "", engine_lines: str = "") -> dict:
+    """QUICK as a real study of 64 MB on its emulated HDD pair alone, on `engine` (`teragen`, `engine_lines`: lines
+    added to its TeraGen, its [engine]): the runs by workload, once the study.json's budget was checked enforced and
+    its group gone, every run ok with the page cache its processes held within the budget, and the report written."""
     import json
     import os
 
@@ -217,7 +218,7 @@ def _run_scaled_study(tmp_path, engine: str, teragen: str = "") -> dict:
 
     can_emulate_or_skip("the budget's runs have nothing to read from")
     body = QUICK.replace('name = "scaled"', f'name = "scaled-{engine}-e2e-{os.getpid()}"').replace(
-        'size = "1TB"', 'size = "1TB"\ndata = "64MB"').replace('kind = "hadoop"', f'kind = "{engine}"')
+        'size = "1TB"', 'size = "1TB"\ndata = "64MB"').replace('kind = "hadoop"', f'kind = "{engine}"\n{engine_lines}')
     body = body.replace('name = "teragen"', 'name = "teragen"\n' + teragen)
     body = body[:body.index("[storage.hybrid]")] + body[body.index("[[workloads]]"):]
     out = tierbench("run", write_spec(tmp_path / "s.toml", body), "--out", tmp_path / "r", timeout=900)
@@ -239,7 +240,7 @@ def _run_scaled_study(tmp_path, engine: str, teragen: str = "") -> dict:
     return runs
 
 
-def _device_read_bytes(run: dict) -> int:
+def device_read_bytes(run: dict) -> int:
     return sum(sum(d["rd_bytes"]) for d in run["samples"]["devices"].values())
 
 
@@ -248,9 +249,9 @@ def test_the_page_cache_budget_holds_and_the_shuffle_is_read_from_the_emulated_d
     """A real scaled study (Hadoop's TeraGen and TeraSort, 64 MB on an emulated HDD pair): the engine's JVMs ran in the
     budget's memory group, their page cache stayed within it, and TeraSort read its shuffle back from the device --
     on a 24 GB machine that otherwise serves 64 MB from memory."""
-    sort = _run_scaled_study(tmp_path, "hadoop")["terasort"]
+    sort = run_scaled_study(tmp_path, "hadoop")["terasort"]
     shuffled = sort["metrics"]["shuffle_mb"] * (1 << 20)
-    read, data = _device_read_bytes(sort), sort["metrics"]["data_mb"] * (1 << 20)
+    read, data = device_read_bytes(sort), sort["metrics"]["data_mb"] * (1 << 20)
     # its input (TeraGen's output, evicted) and its shuffle both from the drive: without the budget, neither
     assert read >= shuffled + 0.9 * data, f"TeraSort read {read / 2**20:.0f} MB from its drive for {data / 2**20:.0f} MB " \
                                           f"of input and {shuffled / 2**20:.0f} MB shuffled"
@@ -262,10 +263,10 @@ def test_the_spark_engines_page_cache_is_held_by_the_budget_too(tmp_path):
     group from its worker process): TeraSort reads its input from the drive (the page cache is dropped before each
     run) and its shuffle too, which without the budget stays in memory between the map and the reduce stage. The
     filler is random so that the shuffle, compressed by Spark, is as large as the data."""
-    sort = _run_scaled_study(tmp_path, "spark", 'copies = 1\nfiller = "random"')["terasort"]
+    sort = run_scaled_study(tmp_path, "spark", 'copies = 1\nfiller = "random"')["terasort"]
     b = sort["details"]["memory_budget"]  # its JVM started before the run (the warm-up): no jars read in it, the peak
     assert b["page_cache_peak_bytes"] <= b["page_cache_budget_bytes"] + (32 << 20), b  # within the budget and its room
-    read, data = _device_read_bytes(sort), sort["metrics"]["data_mb"] * (1 << 20)
+    read, data = device_read_bytes(sort), sort["metrics"]["data_mb"] * (1 << 20)
     assert read >= 1.6 * data, f"TeraSort read {read / 2**20:.0f} MB from its drive for {data / 2**20:.0f} MB of input " \
                                "and as much shuffled"
 

@@ -276,7 +276,8 @@ class SparkEngine(Engine):
                 cluster.restart_workers(local_dirs, on_phase)
             except UserError as e:
                 raise EngineError(str(e)) from None
-        uncovered = self._confinement.apply(self.spec.master, self.confine, cluster, before)
+        now = worker_ids(cluster) if cluster is not None and self.confine else None
+        uncovered = self._confinement.apply(self.spec.master, self.confine, before, now)
         conf = spark_conf(self.spec, f"tierbench {self.study} {variant}", local_dirs, self.durable)
         for connector in dict.fromkeys(c.type.connector("spark") for c in (config, *also)):  # (each once)
             if connector.fetch_jars:  # a storage's connector (S3A's) rides along with the jobs jar

@@ -34,17 +34,18 @@ class ExecutorConfinement:
     def __init__(self):
         self.started: set[WorkerId] = set()
 
-    def apply(self, master: str, confine: Callable[[int], None] | None, cluster, before: set[WorkerId]) -> str | None:
-        """After the cluster's Workers were restarted for an application (`before`: those running until then), and
-        before the application starts: the Workers the study started joined to the budget. Returns what the budget
-        does not hold of the application's processes, None when it holds them all (or there is no budget)."""
+    def apply(self, master: str, confine: Callable[[int], None] | None, before: set[WorkerId] | None,
+              now: set[WorkerId] | None) -> str | None:
+        """After an embedded cluster's Workers were restarted for an application (`before`: those running until then,
+        `now`: after; None for both without such a cluster), before the application starts: the Workers the study
+        started joined to the budget. Returns what the budget does not hold of the application's processes, None when
+        it holds them all (or there is no budget)."""
         if confine is None or master.startswith("local"):  # (local-cluster[...]: the driver's JVM forks the executors)
             return None
-        if cluster is None:
+        if now is None:
             return (f"the executors, on the nodes of the cluster {master}: the budget holds the processes tierbench "
                     "starts on this machine (the driver)")
-        now = worker_ids(cluster)
-        self.started |= now - before  # (re)started by this application's open
+        self.started |= now - (before or set())  # (re)started by this application's open
         for pid, _ in sorted(now & self.started):
             confine(pid)
         theirs = sorted(pid for pid, _ in now - self.started)
