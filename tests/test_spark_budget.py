@@ -45,6 +45,25 @@ def test_executors_out_of_this_machines_reach_are_said_not_held(master, says):
     assert ExecutorConfinement().apply(master, None, None, None) is None  # no budget: nothing to say
 
 
+def test_a_process_moved_into_the_budget_goes_back_to_its_own_group_after_the_study():
+    import os
+
+    from tierbench.study.memory_budget import MemoryBudget, _memory_group_of, can_budget
+
+    if can_budget():
+        pytest.skip(can_budget())
+    worker = subprocess.Popen(["sleep", "60"])  # as a standalone Worker the study restarted: it outlives the study
+    try:
+        origin = _memory_group_of(worker.pid)
+        with MemoryBudget(f"release-{os.getpid()}", 4 << 20) as budget:
+            budget.join(worker.pid)
+            assert _memory_group_of(worker.pid) == f"/{budget.group.name}"
+        assert _memory_group_of(worker.pid) == origin and not budget.group.exists()
+    finally:
+        worker.kill()
+        worker.wait()
+
+
 @pytest.mark.e2e
 def test_an_embedded_standalone_clusters_executors_are_held_when_the_study_restarted_its_workers(tmp_path):
     """The scaled study of test_scale_model on `services up spark`: the engine restarts the Workers on the

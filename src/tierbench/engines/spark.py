@@ -88,7 +88,7 @@ class SparkApp:
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log, text=True,
             env=env or os.environ.copy(), preexec_fn=_die_with_parent,
         )
-        if confine:  # a scale model's page cache budget: the worker joins it before its JVM is born (from the conf)
+        if confine:  # a scale model's page cache budget: the worker starts its JVM once it has its conf, so in the group
             confine(self.proc.pid)
         self._send({"conf": conf})
         ready = self._next_event()

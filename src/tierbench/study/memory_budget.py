@@ -88,7 +88,7 @@ class MemoryBudget:
             self._origins[pid] = origin
 
     def not_covering(self, what: str) -> None:
-        """Told by the engine during a run: processes of the run's the group does not hold, and why."""
+        """Told by the engine during a run: what of the run's processes the group does not hold, and why."""
         with self._lock:
             if what not in self._not_covering:
                 self._not_covering.append(what)
@@ -126,15 +126,16 @@ class MemoryBudget:
         (self.group / "memory.limit_in_bytes").write_text(f"{limit}\n")
 
     def _release(self) -> None:
-        """Processes still in the group back to the group each came from (the root group for those born in it; their
-        memory goes with them), then the group gone."""
+        """Processes still in the group back to the group each came from (the root group for those born in it, or
+        when theirs is gone; their memory goes with them), then the group gone."""
         try:
             for pid in map(int, (self.group / "cgroup.procs").read_text().split()):
-                back = MEMORY / self._origins.get(pid, "").lstrip("/")
-                try:
-                    (back / "cgroup.procs").write_text(f"{pid}\n")
-                except OSError:
-                    pass
+                for back in dict.fromkeys((MEMORY / self._origins.get(pid, "").lstrip("/"), MEMORY)):
+                    try:
+                        (back / "cgroup.procs").write_text(f"{pid}\n")
+                        break
+                    except OSError:
+                        continue
             (self.group / "memory.force_empty").write_text("0\n")
             self.group.rmdir()
         except OSError:
