@@ -220,7 +220,7 @@ def test_the_spark_engine_restarts_an_embedded_clusters_workers_on_the_configura
             return 2
 
     class App:
-        def __init__(self, conf, log, env):
+        def __init__(self, conf, log, env, confine=None, uncovered=None):
             self.conf, self.spark_version, self.full_conf = conf, "4", conf
             assert "SPARK_LOCAL_DIRS" not in env  # it would win over spark.local.dir
 

@@ -19,7 +19,7 @@ class StandInApp:
     rss = GB
     started: list = []
 
-    def __init__(self, conf, log_path, env=None):
+    def __init__(self, conf, log_path, env=None, confine=None, uncovered=None):
         self.conf, self.spark_version, self.full_conf = conf, "4.3.0", dict(conf)
         self.variant = conf["spark.app.name"].split()[-1]
         self.stopped = self.idled = False

@@ -165,9 +165,10 @@ def test_stands_for_and_catalog_drives_need_a_scale_model():
     assert "[scale]" in str(e.value) and "hdd-7200-2014" in str(e.value)
 
 
-def _scaled_results(tmp_path, peaks: dict[str, int], enforced=True):
+def _scaled_results(tmp_path, peaks: dict[str, int], enforced=True, not_covering: dict[str, str] | None = None):
     """The committed quickstart results as if run as a scale model: study.json's spec with the model, and each ok
-    run with the page cache its processes held at most (`peaks`: configuration -> bytes)."""
+    run with the page cache its processes held at most (`peaks`: configuration -> bytes) and what of its processes
+    the budget did not hold (`not_covering`: configuration -> what)."""
     import json
     import shutil
     from pathlib import Path
@@ -186,6 +187,8 @@ def _scaled_results(tmp_path, peaks: dict[str, int], enforced=True):
         if enforced:
             r["details"]["memory_budget"] = {"page_cache_budget_bytes": scale["page_cache_bytes"],
                                              "page_cache_peak_bytes": peaks[r["config"]]}
+            if r["config"] in (not_covering or {}):
+                r["details"]["memory_budget"]["not_covering"] = [not_covering[r["config"]]]
         lines.append(json.dumps(r))
     (d / "runs.jsonl").write_text("\n".join(lines) + "\n")
     return d, scale
@@ -207,6 +210,29 @@ def test_the_report_shows_each_setting_beside_the_targets_and_whether_the_budget
     assert "yes" in text and "NO" in text  # split's 400 MB is over the budget and its slack
 
 
+def test_runs_whose_executors_the_budget_did_not_hold_are_never_said_to_have_held_it(tmp_path):
+    gap = "the executors of the Spark standalone Workers 4242, which this study did not start"
+    d, _ = _scaled_results(tmp_path, {"single": 1 << 20, "split": 1 << 20}, not_covering={"split": gap})
+    section = _section(d)
+    table = next(b for b in section.blocks if getattr(b, "head", None) and "held" in b.head)
+    held = {(row[0], row[1]): row[-1] for row in table.rows}
+    assert {h for (config, _), h in held.items() if config == "single"} == {"yes"}
+    assert {h for (config, _), h in held.items() if config == "split"} == {"not covered"}
+    assert f"Not covered: the budget did not hold {gap}" in str(section)
+
+
+def test_a_run_records_what_the_budget_did_not_hold_of_it_alone():
+    from tierbench.study.memory_budget import MemoryBudget
+
+    budget = MemoryBudget("recording", 4 << 20)  # (not entered: the recording alone, no group, no root)
+    budget.start_run()
+    budget.not_covering("the executors on the cluster's nodes")
+    budget.not_covering("the executors on the cluster's nodes")  # told at every job of the run: once
+    assert budget.end_run()["not_covering"] == ["the executors on the cluster's nodes"]
+    budget.start_run()  # the next run, of an engine whose processes it holds
+    assert "not_covering" not in budget.end_run()
+
+
 def test_the_report_says_when_the_budget_was_not_enforced(tmp_path):
     d, _ = _scaled_results(tmp_path, {}, enforced=False)
     assert "NOT enforced: needs root" in str(_section(d))
@@ -215,18 +241,19 @@ def test_the_report_says_when_the_budget_was_not_enforced(tmp_path):
     assert _section(Path(__file__).parent / "fixtures" / "quickstart-results") is None  # no [scale]: no section
 
 
-@pytest.mark.e2e
-def test_the_page_cache_budget_holds_and_the_shuffle_is_read_from_the_emulated_drive(tmp_path):
-    """A real scaled study (Hadoop's TeraGen and TeraSort, 64 MB on an emulated HDD pair): the engine's JVMs ran in the
-    budget's memory group, their page cache stayed within it, and TeraSort read its shuffle back from the device --
-    on a 24 GB machine that otherwise serves 64 MB from memory."""
+def run_scaled_study(tmp_path, engine: str, teragen: str = "", engine_lines: str = "") -> dict:
+    """QUICK as a real study of 64 MB on its emulated HDD pair alone, on `engine` (`teragen`, `engine_lines`: lines
+    added to its TeraGen, its [engine]): the runs by workload, once the study.json's budget was checked enforced and
+    its group gone, every run ok with the page cache its processes held within the budget, and the report written."""
     import json
+    import os
 
     from conftest import can_emulate_or_skip, tierbench, write_spec
 
     can_emulate_or_skip("the budget's runs have nothing to read from")
-    body = QUICK.replace('name = "scaled"', f'name = "scaled-e2e-{__import__("os").getpid()}"').replace(
-        'size = "1TB"', 'size = "1TB"\ndata = "64MB"')
+    body = QUICK.replace('name = "scaled"', f'name = "scaled-{engine}-e2e-{os.getpid()}"').replace(
+        'size = "1TB"', 'size = "1TB"\ndata = "64MB"').replace('kind = "hadoop"', f'kind = "{engine}"\n{engine_lines}')
+    body = body.replace('name = "teragen"', 'name = "teragen"\n' + teragen)
     body = body[:body.index("[storage.hybrid]")] + body[body.index("[[workloads]]"):]
     out = tierbench("run", write_spec(tmp_path / "s.toml", body), "--out", tmp_path / "r", timeout=900)
     assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
@@ -235,21 +262,47 @@ def test_the_page_cache_budget_holds_and_the_shuffle_is_read_from_the_emulated_d
     assert not Path(study["memory_budget"]["group"]).exists()  # the group is gone with the study
     runs = {r["workload"]: r for r in map(json.loads, (tmp_path / "r" / "runs.jsonl").read_text().splitlines())}
     assert {r["status"] for r in runs.values()} == {"ok"}  # TeraValidate too: the replicas are not part of the data set
-    for r in runs.values():  # (TeraGen's few seconds are mostly a JVM reading its jars and writes being synced)
-        b = r["details"]["memory_budget"]
+    for r in runs.values():  # the engine's processes were in the group: it held their page cache
+        b = r["details"]["memory_budget"]  # (TeraGen's few seconds: mostly a JVM reading its jars, writes being synced)
         assert b["polls"] > 10 and b["page_cache_peak_bytes"] >= b["page_cache_median_bytes"] > 0, b
+        assert "not_covering" not in b, b
     for r in (runs["terasort"], runs["teravalidate"]):
         b = r["details"]["memory_budget"]
         assert b["page_cache_median_bytes"] <= b["page_cache_budget_bytes"] + (32 << 20), b
-    sort = runs["terasort"]
+    report = (tmp_path / "r" / "report.md").read_text()
+    assert "## Scale model" in report and "page cache per node" in report
+    return runs
+
+
+def device_read_bytes(run: dict) -> int:
+    return sum(sum(d["rd_bytes"]) for d in run["samples"]["devices"].values())
+
+
+@pytest.mark.e2e
+def test_the_page_cache_budget_holds_and_the_shuffle_is_read_from_the_emulated_drive(tmp_path):
+    """A real scaled study (Hadoop's TeraGen and TeraSort, 64 MB on an emulated HDD pair): the engine's JVMs ran in the
+    budget's memory group, their page cache stayed within it, and TeraSort read its shuffle back from the device --
+    on a 24 GB machine that otherwise serves 64 MB from memory."""
+    sort = run_scaled_study(tmp_path, "hadoop")["terasort"]
     shuffled = sort["metrics"]["shuffle_mb"] * (1 << 20)
-    read = sum(sum(d["rd_bytes"]) for d in sort["samples"]["devices"].values())
-    data = sort["metrics"]["data_mb"] * (1 << 20)
+    read, data = device_read_bytes(sort), sort["metrics"]["data_mb"] * (1 << 20)
     # its input (TeraGen's output, evicted) and its shuffle both from the drive: without the budget, neither
     assert read >= shuffled + 0.9 * data, f"TeraSort read {read / 2**20:.0f} MB from its drive for {data / 2**20:.0f} MB " \
                                           f"of input and {shuffled / 2**20:.0f} MB shuffled"
-    report = (tmp_path / "r" / "report.md").read_text()
-    assert "## Scale model" in report and "page cache per node" in report
+
+
+@pytest.mark.e2e
+def test_the_spark_engines_page_cache_is_held_by_the_budget_too(tmp_path):
+    """The same study on the Spark engine (local mode: the executors are threads of the application's JVM, born in the
+    group from its worker process): TeraSort reads its input from the drive (the page cache is dropped before each
+    run) and its shuffle too, which without the budget stays in memory between the map and the reduce stage. The
+    filler is random so that the shuffle, compressed by Spark, is as large as the data."""
+    sort = run_scaled_study(tmp_path, "spark", 'copies = 1\nfiller = "random"')["terasort"]
+    b = sort["details"]["memory_budget"]  # its JVM started before the run (the warm-up): no jars read in it, the peak
+    assert b["page_cache_peak_bytes"] <= b["page_cache_budget_bytes"] + (32 << 20), b  # within the budget and its room
+    read, data = device_read_bytes(sort), sort["metrics"]["data_mb"] * (1 << 20)
+    assert read >= 1.6 * data, f"TeraSort read {read / 2**20:.0f} MB from its drive for {data / 2**20:.0f} MB of input " \
+                               "and as much shuffled"
 
 
 def test_a_scale_model_is_not_warned_of_data_that_fits_in_this_machines_memory():

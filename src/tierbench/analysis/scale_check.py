@@ -1,5 +1,6 @@
 """Whether a scale model's page cache budget held: per configuration and workload, the page cache its engine's
-processes held at most during the runs (details.memory_budget), against the budget."""
+processes held at most during the runs (details.memory_budget), against the budget; never "held" where the budget
+did not hold all of their processes (`not_covering`: a cluster's executors it could not confine)."""
 
 from dataclasses import dataclass
 from statistics import median
@@ -19,10 +20,11 @@ class BudgetHeld:
     budget_bytes: int
     median_held_bytes: float  # the median over the runs of the page cache each held (its median over the run's polls)
     max_peak_bytes: int
+    not_covering: tuple[str, ...] = ()  # what of the runs' processes the budget did not hold
 
     @property
     def held(self) -> bool:
-        return self.median_held_bytes <= self.budget_bytes + SLACK_BYTES
+        return not self.not_covering and self.median_held_bytes <= self.budget_bytes + SLACK_BYTES
 
 
 def budget_held(runs: list[StoredRun]) -> list[BudgetHeld]:
@@ -33,4 +35,6 @@ def budget_held(runs: list[StoredRun]) -> list[BudgetHeld]:
             groups.setdefault((r.variant, r.label), []).append(b)
     return [BudgetHeld(v, w, len(bs), bs[0]["page_cache_budget_bytes"],
                        median(b.get("page_cache_median_bytes", b["page_cache_peak_bytes"]) for b in bs),
-                       max(b["page_cache_peak_bytes"] for b in bs)) for (v, w), bs in groups.items()]
+                       max(b["page_cache_peak_bytes"] for b in bs),
+                       tuple(dict.fromkeys(g for b in bs for g in b.get("not_covering", ()))))
+            for (v, w), bs in groups.items()]

@@ -25,6 +25,8 @@ from ..redaction import mask, mask_file, redact
 from ..toolchain import pid_alive
 from .base import Engine, EngineError
 from .jobs_jar import jobs_jar
+from .spark_confine import ExecutorConfinement, worker_ids
+
 DURABLE_CONF = {  # durability = "durable": see Durable.java; the spec's own engine settings still win
     "spark.hadoop.tierbench.durable": "true",  # tierbench's jobs sync every file they write before the task ends
     "spark.shuffle.sync": "true",  # spill files and the bypass-merge writer's per-reducer files synced
@@ -73,8 +75,10 @@ def _die_with_parent() -> None:
 class SparkApp:
     """A running Spark application in a worker process."""
 
-    def __init__(self, conf: dict, log_path: Path, env: dict | None = None):
+    def __init__(self, conf: dict, log_path: Path, env: dict | None = None, confine: Callable[[int], None] | None = None,
+                 uncovered: str | None = None):
         self.conf = conf
+        self.uncovered = uncovered  # what of it a scale model's page cache budget does not hold (spark_confine.py)
         self.log_path = log_path
         self._log = open(log_path, "a")
         # a group of its own (the worker and its JVM): a terminal's Ctrl-C reaches tierbench alone, which stops the
@@ -84,6 +88,8 @@ class SparkApp:
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log, text=True,
             env=env or os.environ.copy(), preexec_fn=_die_with_parent,
         )
+        if confine:  # a scale model's page cache budget: the worker starts its JVM once it has its conf, so in the group
+            confine(self.proc.pid)
         self._send({"conf": conf})
         ready = self._next_event()
         self.spark_version = ready["spark_version"]
@@ -237,6 +243,7 @@ class SparkEngine(Engine):
             if spec.master.startswith("local") else 0  # a cluster's executors hold its resources: one at a time
         self.apps_started = self.apps_resumed = 0
         self._workers: int | None = None  # an embedded standalone cluster's Workers: one executor host each
+        self._confinement = ExecutorConfinement()
 
     def open(self, variant: str, config, local_dirs: list[Path], on_phase, also=()) -> bool:
         """True when it started a fresh application (cold: the study warms it up), False when it kept one."""
@@ -263,11 +270,14 @@ class SparkEngine(Engine):
 
         cluster = embedded_standalone(self.spec.master)
         self._workers = cluster.registered_workers() if cluster is not None else None
+        before = worker_ids(cluster) if cluster is not None and self.confine else set()
         if cluster is not None:  # standalone executors use their Worker's local dirs: put the Workers on this variant's
             try:
                 cluster.restart_workers(local_dirs, on_phase)
             except UserError as e:
                 raise EngineError(str(e)) from None
+        now = worker_ids(cluster) if cluster is not None and self.confine else None
+        uncovered = self._confinement.apply(self.spec.master, self.confine, before, now)
         conf = spark_conf(self.spec, f"tierbench {self.study} {variant}", local_dirs, self.durable)
         for connector in dict.fromkeys(c.type.connector("spark") for c in (config, *also)):  # (each once)
             if connector.fetch_jars:  # a storage's connector (S3A's) rides along with the jobs jar
@@ -282,7 +292,7 @@ class SparkEngine(Engine):
         try:
             env = engine_env(self.spec)
             env.pop("SPARK_LOCAL_DIRS", None)  # Spark would take it over spark.local.dir
-            self._app = SparkApp(conf, self.log_dir / f"spark-{variant}.log", env)
+            self._app = SparkApp(conf, self.log_dir / f"spark-{variant}.log", env, self.confine, uncovered)
         except (OSError, RuntimeError) as e:
             raise EngineError(str(e)) from None
         self._variant = variant
@@ -326,6 +336,8 @@ class SparkEngine(Engine):
         return SparkNodeAgents(self._app, self._workers)
 
     def run(self, req: JobRequest, on_progress) -> JobOutcome:
+        if self.unconfined and self._app is not None and self._app.uncovered:  # the run does not claim a budget held
+            self.unconfined(self._app.uncovered)
         return req.workload.definition.spark_run(req, self._job, on_progress)
 
     def _job(self, job: str, params: dict, on_progress) -> JobOutcome:

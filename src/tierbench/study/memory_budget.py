@@ -8,8 +8,10 @@ their mapped files (code, jars) + the budget + HEADROOM. The page cache beyond t
 (issue 33), a following one cannot.
 
 The group is tierbench's own (`tierbench-<study>-<pid>`), made for the study and removed after it; only the
-processes the engines start are moved into it. Each run records the budget and the page cache the group held
-at most (`memory_budget` in runs.jsonl): the budget measured to hold, or not.
+processes the engines start are moved into it (and back where they were after it: a standalone cluster's
+Workers the study restarted outlive it). Each run records the budget and the page cache the group held at most
+(`memory_budget` in runs.jsonl), and what of the engine's processes it did not hold (`not_covering`: executors of
+a cluster the study did not start): the budget measured to hold, or not.
 """
 
 import os
@@ -55,6 +57,8 @@ class MemoryBudget:
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
         self._samples: list[int] = []  # the page cache the group held, every poll of the current run
+        self._not_covering: list[str] = []  # what of the current run's processes the group does not hold
+        self._origins: dict[int, str] = {}  # pid -> the memory group it was in before it joined
 
     def __enter__(self) -> "MemoryBudget":
         why = can_budget()
@@ -75,22 +79,32 @@ class MemoryBudget:
 
     def join(self, pid: int) -> None:
         """Move a process the engine started into the group (its threads follow; its children are born in it)."""
+        origin = _memory_group_of(pid)
         try:
             (self.group / "cgroup.procs").write_text(f"{pid}\n")
         except OSError:  # it ended already: nothing to confine
-            pass
+            return
+        if origin is not None and pid not in self._origins:
+            self._origins[pid] = origin
+
+    def not_covering(self, what: str) -> None:
+        """Told by the engine during a run: what of the run's processes the group does not hold, and why."""
+        with self._lock:
+            if what not in self._not_covering:
+                self._not_covering.append(what)
 
     def start_run(self) -> None:
         with self._lock:
-            self._samples = []
+            self._samples, self._not_covering = [], []
 
     def end_run(self) -> dict:
         """The budget and the page cache held over the run's polls: its median and its most (a JVM reading its jars
         as it starts fills the cache faster than a poll takes it back: a moment, not what the run held)."""
         with self._lock:
-            got = sorted(self._samples) or [0]
-        return {"page_cache_budget_bytes": self.budget, "page_cache_peak_bytes": got[-1],
+            got, gaps = sorted(self._samples) or [0], list(self._not_covering)
+        held = {"page_cache_budget_bytes": self.budget, "page_cache_peak_bytes": got[-1],
                 "page_cache_median_bytes": got[(len(got) - 1) // 2], "polls": len(self._samples)}
+        return held | ({"not_covering": gaps} if gaps else {})
 
     def _follow(self) -> None:
         while not self._stop.wait(POLL_S):
@@ -112,14 +126,30 @@ class MemoryBudget:
         (self.group / "memory.limit_in_bytes").write_text(f"{limit}\n")
 
     def _release(self) -> None:
-        """Processes still in the group back to the root group (their memory goes with them), then the group gone."""
+        """Processes still in the group back to the group each came from (the root group for those born in it, or
+        when theirs is gone; their memory goes with them), then the group gone."""
         try:
-            for pid in (self.group / "cgroup.procs").read_text().split():
-                try:
-                    (MEMORY / "cgroup.procs").write_text(f"{pid}\n")
-                except OSError:
-                    pass
+            for pid in map(int, (self.group / "cgroup.procs").read_text().split()):
+                for back in dict.fromkeys((MEMORY / self._origins.get(pid, "").lstrip("/"), MEMORY)):
+                    try:
+                        (back / "cgroup.procs").write_text(f"{pid}\n")
+                        break
+                    except OSError:
+                        continue
             (self.group / "memory.force_empty").write_text("0\n")
             self.group.rmdir()
         except OSError:
             pass
+
+
+def _memory_group_of(pid: int) -> str | None:
+    """The memory cgroup a process is in (its path under MEMORY), from /proc/<pid>/cgroup."""
+    try:
+        lines = Path(f"/proc/{pid}/cgroup").read_text().splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        _, controllers, path = line.split(":", 2)
+        if "memory" in controllers.split(","):
+            return path
+    return None

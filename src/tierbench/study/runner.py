@@ -261,7 +261,7 @@ class StudyRunner:
         engines = self._engines or make_engines(self.spec, self.results.path / "logs")
         all_ok = True
         for e in engines.values():
-            e.confine = budget.join if budget else None
+            e.confine, e.unconfined = (budget.join, budget.not_covering) if budget else (None, None)
         context = RunContext(self.spec, self.layout, self.results, self.nodes, progress, tuple(self.plan),
                              tuple(self.command_line), self.resume, self.on_step, budget)
         blocks = ConfigBlocks(context)  # storage.NAME.setup / teardown around each block of a configuration's runs

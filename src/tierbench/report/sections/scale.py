@@ -28,18 +28,22 @@ def _budget(ctx: ReportContext) -> list:
     if said and not said.get("enforced"):
         return [Paragraph(f"The page cache budget ({format_size(said['bytes'])}) was NOT enforced: {said.get('why')}. "
                           "The runs' shuffle may have been read from memory, unlike the target's.")]
+    checked = budget_held(ctx.runs)
     rows = [[h.variant, h.workload, str(h.runs), format_size(h.budget_bytes), format_size(h.median_held_bytes),
-             format_size(h.max_peak_bytes), "yes" if h.held else "NO"] for h in budget_held(ctx.runs)]
+             format_size(h.max_peak_bytes), "not covered" if h.not_covering else "yes" if h.held else "NO"] for h in checked]
     if not rows:
         return []
-    held, data = sorted(h.median_held_bytes for h in budget_held(ctx.runs))[len(rows) // 2], ctx.spec["scale"]["data_bytes"]
+    held, data = sorted(h.median_held_bytes for h in checked)[len(rows) // 2], ctx.spec["scale"]["data_bytes"]
     ratio = f"data / page cache held here: {format_size(data)} / {format_size(held)} = {data / max(held, 1):.1f} " \
             "(the budget's ratio is the target's; the room above it is not)"
+    gaps = list(dict.fromkeys(g for h in checked for g in h.not_covering))
+    uncovered = [Paragraph("Not covered: the budget did not hold " + "; ".join(gaps) + ". Their page cache is not in the "
+                           "figures above: those runs' shuffle may have been read from memory, unlike the target's.")] if gaps else []
     return [Paragraph(f"The page cache the engine's processes held (a memory cgroup polled every 50 ms; held: the median over "
                       f"the polls within the budget and the {format_size(SLACK_BYTES)} of room its limit leaves a JVM, which "
                       "also holds the streams' read-ahead; the peak is a JVM reading its jars as it starts):", muted=True),
             Table(["configuration", "workload", "runs", "budget", "median held", "max", "held"], rows),
-            Paragraph(ratio, muted=True)]
+            Paragraph(ratio, muted=True), *uncovered]
 
 
 def _decimal(n_bytes: float) -> str:

@@ -1,0 +1,91 @@
+"""The scale model's page cache budget on the Spark engine's processes (engines/spark_confine.py): which it holds,
+which it never moves, and what the runs then say. The local-mode study is in test_scale_model.py."""
+
+import subprocess
+
+import pytest
+
+from tierbench import processes
+from tierbench.engines.spark_confine import ExecutorConfinement
+
+
+def _ids(*procs) -> set:
+    return {(p.pid, processes.start_time(p.pid)) for p in procs}
+
+
+def test_only_the_workers_the_study_started_join_the_budget_and_the_runs_name_the_others():
+    # two processes as an embedded cluster's Workers: one running before the application's open restarted the
+    # Workers (left as it was: `services up` started it), one the open started
+    theirs, ours = subprocess.Popen(["sleep", "60"]), subprocess.Popen(["sleep", "60"])
+    joined: list[int] = []
+    confinement = ExecutorConfinement()
+    try:
+        gap = confinement.apply("spark://127.0.0.1:7077", joined.append, _ids(theirs), _ids(theirs, ours))
+        assert joined == [ours.pid]
+        assert f"Workers {theirs.pid}, which this study did not start" in gap
+        joined.clear()  # the application started again on the same dirs: the Workers left as they were are the study's
+        assert confinement.apply("spark://127.0.0.1:7077", joined.append, _ids(ours), _ids(ours)) is None
+        assert joined == [ours.pid]
+    finally:
+        for p in (theirs, ours):
+            p.kill()
+            p.wait()
+
+
+@pytest.mark.parametrize("master, says", [
+    ("local[2]", None),  # the executors: threads of the JVM its worker process starts in the group
+    ("local-cluster[2,1,1024]", None),  # children of that JVM
+    ("yarn", "the executors, on the nodes of the cluster yarn"),
+    ("spark://other-host:7077", "the executors, on the nodes of the cluster spark://other-host:7077"),
+])
+def test_executors_out_of_this_machines_reach_are_said_not_held(master, says):
+    joined: list[int] = []
+    gap = ExecutorConfinement().apply(master, joined.append, None, None)
+    assert (gap if says is None else gap[:len(says)]) == says and joined == []
+    assert ExecutorConfinement().apply(master, None, None, None) is None  # no budget: nothing to say
+
+
+def test_a_process_moved_into_the_budget_goes_back_to_its_own_group_after_the_study():
+    import os
+
+    from tierbench.study.memory_budget import MemoryBudget, _memory_group_of, can_budget
+
+    if can_budget():
+        pytest.skip(can_budget())
+    worker = subprocess.Popen(["sleep", "60"])  # as a standalone Worker the study restarted: it outlives the study
+    try:
+        origin = _memory_group_of(worker.pid)
+        with MemoryBudget(f"release-{os.getpid()}", 4 << 20) as budget:
+            budget.join(worker.pid)
+            assert _memory_group_of(worker.pid) == f"/{budget.group.name}"
+        assert _memory_group_of(worker.pid) == origin and not budget.group.exists()
+    finally:
+        worker.kill()
+        worker.wait()
+
+
+@pytest.mark.e2e
+def test_an_embedded_standalone_clusters_executors_are_held_when_the_study_restarted_its_workers(tmp_path):
+    """The scaled study of test_scale_model on `services up spark`: the engine restarts the Workers on the
+    configuration's dirs for its application, joins them to the budget, and their executors are born in it: the
+    runs' page cache is held within the budget and TeraSort's shuffle is read from the drive."""
+    import json
+
+    from conftest import tierbench
+    from test_scale_model import device_read_bytes, run_scaled_study
+
+    svc = tmp_path / "svc"
+    up = tierbench("services", "up", "spark", "--workers", "2", "--dir", svc, timeout=300)
+    assert up.returncode == 0, up.stderr[-3000:]
+    try:
+        master = json.loads((svc / "service.json").read_text())["master_url"]
+        runs = run_scaled_study(tmp_path, "spark", 'copies = 1\nfiller = "random"',
+                                f'master = "{master}"\ndriver_memory = "1g"\nexecutor_memory = "768m"')
+        sort = runs["terasort"]
+        assert sort["storage"]["intermediate_applied"] == "worker restart"
+        read, data = device_read_bytes(sort), sort["metrics"]["data_mb"] * (1 << 20)
+        assert read >= 1.6 * data, f"TeraSort read {read / 2**20:.0f} MB from its drive for {data / 2**20:.0f} MB of " \
+                                   "input and as much shuffled"
+    finally:
+        down = tierbench("services", "down", "spark", "--dir", svc, timeout=120)
+        assert down.returncode == 0 and "stopped" in down.stdout
