@@ -271,7 +271,7 @@ def device_of_path(path: str) -> Device | None:
     return next((d for d in devices() if p == d.mount or p.startswith(d.mount.rstrip("/") + "/")), None)
 
 
-def fio_check(dev: Device, seconds: int = 5, on_phase=print) -> dict:
+def fio_check(dev: Device, seconds: int = 3, on_phase=print) -> dict:
     """fio on the device, in the throttled group: sequential write (synced) and read, against its profile."""
     work = Path(dev.mount) / "tierbench-fio-check"
     work.mkdir(exist_ok=True)
