@@ -73,7 +73,7 @@ def test_the_named_file_system_is_a_class_of_the_jobs_jar():
 # -- e2e: Hadoop's TeraGen on an emulated device, durable and engine mode ------------------------------------
 
 LIMIT_MB_S = 40  # the device's write limit (10^6 bytes/s, as the profiles count); reads and IOPS out of the way
-STUDY = """
+STUDY_HEAD = """
 name = "hd-{name}"
 repeats = 1
 warm_up = false
@@ -83,21 +83,15 @@ kind = "hadoop"
 [storage.dev]
 data = ["{d}/data"]
 intermediate = ["{d}/tmp"]
+"""
+STUDY = STUDY_HEAD + """
 [[workloads]]
 name = "teragen"
 size = "192MB"
 tasks = 4
 copies = {copies}
 """
-DFSIO = """
-name = "hd-dfsio"
-repeats = 1
-warm_up = false
-[engine]
-kind = "hadoop"
-[storage.dev]
-data = ["{d}/data"]
-intermediate = ["{d}/tmp"]
+DFSIO = STUDY_HEAD + """
 [[workloads]]
 name = "dfsio-write"
 files = 4
@@ -131,8 +125,8 @@ def teragens(tmp_path_factory):
             tierbench("run", spec, "--out", d / "r", timeout=600, check=True)
             out[run] = json.loads((d / "r" / "runs.jsonl").read_text().splitlines()[-1])
         d = tmp_path_factory.mktemp("dfsio")  # TestDFSIO writes its files itself, outside the job's output directory
-        tierbench("run", write_spec(d / "s.toml", DFSIO.format(d=Path(dev.mount) / "dfsio")), "--out", d / "r",
-                  timeout=600, check=True)
+        spec = write_spec(d / "s.toml", DFSIO.format(name="dfsio", mode="durable", d=Path(dev.mount) / "dfsio"))
+        tierbench("run", spec, "--out", d / "r", timeout=600, check=True)
         out["dfsio-write"], out["dfsio-read"] = map(json.loads, (d / "r" / "runs.jsonl").read_text().splitlines()[-2:])
         yield out
     finally:
