@@ -233,6 +233,12 @@ def test_a_run_records_what_the_budget_did_not_hold_of_it_alone():
     assert "not_covering" not in budget.end_run()
 
 
+def test_a_group_that_held_no_page_cache_gives_no_data_to_cache_ratio(tmp_path):
+    d, _ = _scaled_results(tmp_path, {"single": 0, "split": 0})  # (main's spark engine, unconfined: an empty group)
+    text = str(_section(d))
+    assert "no page cache was held in the group" in text and "/ 0 B =" not in text
+
+
 def test_the_report_says_when_the_budget_was_not_enforced(tmp_path):
     d, _ = _scaled_results(tmp_path, {}, enforced=False)
     assert "NOT enforced: needs root" in str(_section(d))

@@ -34,8 +34,9 @@ def _budget(ctx: ReportContext) -> list:
     if not rows:
         return []
     held, data = sorted(h.median_held_bytes for h in checked)[len(rows) // 2], ctx.spec["scale"]["data_bytes"]
-    ratio = f"data / page cache held here: {format_size(data)} / {format_size(held)} = {data / max(held, 1):.1f} " \
-            "(the budget's ratio is the target's; the room above it is not)"
+    ratio = (f"data / page cache held here: {format_size(data)} / {format_size(held)} = {data / held:.1f} "
+             "(the budget's ratio is the target's; the room above it is not)") if held else \
+        "data / page cache held here: no page cache was held in the group (its processes took none: no ratio to give)"
     gaps = list(dict.fromkeys(g for h in checked for g in h.not_covering))
     uncovered = [Paragraph("Not covered: the budget did not hold " + "; ".join(gaps) + ". Their page cache is not in the "
                            "figures above: those runs' shuffle may have been read from memory, unlike the target's.")] if gaps else []
