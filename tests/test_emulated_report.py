@@ -252,3 +252,19 @@ def test_report_md_holds_the_node_check_table_the_html_has(tmp_path):
     html = html_path.read_text()
     node_check_html = html[html.index("Node check <span"):html.index("<h2>Every run")]
     assert node_check_html.count("<tr>") == len(cells) - 1  # (the head and each row)
+
+
+def test_a_writer_of_copies_is_held_against_the_ceiling_with_every_copy(quickstart):
+    """A scale model's TeraGen with copies = 3 puts three bytes on its device per byte of data: its share of the
+    ceiling counts all three, and the cell says so."""
+    import dataclasses
+
+    from tierbench.analysis.emulated import emulated_devices
+    from tierbench.analysis.observation import efficiency
+
+    stored, _ = quickstart
+    run = next(r for r in stored.runs if r.workload == "teragen")
+    dev, devices = _data_device(stored, run), emulated_devices(stored.study.emulated)
+    one, note_one = efficiency(run, None, [dev], devices)
+    three, note = efficiency(dataclasses.replace(run, params={**run.params, "copies": 3}), None, [dev], devices)
+    assert three == pytest.approx(3 * one) and "3 copies of" in note and "copies" not in note_one

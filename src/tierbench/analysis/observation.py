@@ -143,5 +143,9 @@ def efficiency(record: StoredRun, probe: dict | None, data_devs: list[str],
         return None, ""
     ceiling = min(ceilings)
     sources = [s for s in dict.fromkeys(src for _, src in known.values()) if s != "fio probe"]
-    return achieved / ceiling, (f"{achieved:.0f} of {ceiling:.0f} MB/s ({'/'.join(kinds)} on {'+'.join(known)}"
-                                + (f": {', '.join(sources)})" if sources else ")"))
+    # a writer of `copies` (a scale model's HDFS replication on one node) puts that many bytes on the device per byte
+    copies = int((record.params or {}).get("copies", 1)) if io.writes and not io.reads else 1
+    where = f"{'/'.join(kinds)} on {'+'.join(known)}" + (f": {', '.join(sources)}" if sources else "")
+    if copies > 1:
+        where += f"; {copies} copies of {achieved:.0f} MB/s of data"
+    return achieved * copies / ceiling, f"{achieved * copies:.0f} of {ceiling:.0f} MB/s ({where})"
