@@ -41,8 +41,7 @@ def run(args) -> int:
     except ValueError as e:
         raise UserError(f"--size: {e}") from None
     choice = choose_size(args.results, size)
-    hw = load_hardware(args.hardware) if args.hardware else None
-    hw, hw_note = (hw, None) if args.hardware else target_hardware(choice.target)
+    hw, hw_note = (load_hardware(args.hardware), None) if args.hardware else target_hardware(choice.target)
     model, _, _ = study_model(args.results)
     items = advise(model, hw, choice.size_bytes)
     notes = [n for n in (choice.note, hw_note) if n]

@@ -24,7 +24,7 @@ JAVA_SRC = Path(__file__).resolve().parent.parent / "jvm" / "java"
 
 
 def _sources(root: Path) -> list[Path]:
-    return sorted([*root.rglob("*.java"), *_resources(root)])
+    return sorted(root.rglob("*.java"))
 
 
 def _resources(root: Path) -> list[Path]:
@@ -43,7 +43,7 @@ def build_jar(name: str, source_root: Path, on: tuple[Path, ...] = ()) -> Path:
     h = hashlib.sha256(spark_version().encode())
     for jar in on:
         h.update(jar.name.encode())  # a jar built here is named by the hash of its own sources
-    for src in _sources(source_root):
+    for src in [*_sources(source_root), *_resources(source_root)]:  # a jar's name changes with either
         h.update(src.relative_to(source_root).as_posix().encode())
         h.update(src.read_bytes())
     jar = cache_dir() / "jobs" / f"{name}-{h.hexdigest()[:12]}.jar"
@@ -61,8 +61,7 @@ def _compile(source_root: Path, on: tuple[Path, ...], jar: Path) -> None:
     with tempfile.TemporaryDirectory(prefix="tierbench-javac-") as tmp:
         classpath = os.pathsep.join([str(pyspark_home() / "jars" / "*"), *map(str, on)])
         cmd = [java_tool("javac"), "-nowarn", "-encoding", "UTF-8", "--release", "17", "-d", tmp, "-cp", classpath]
-        java = [str(s) for s in _sources(source_root) if s.suffix == ".java"]
-        out = subprocess.run(cmd + java, capture_output=True, text=True)
+        out = subprocess.run(cmd + [str(s) for s in _sources(source_root)], capture_output=True, text=True)
         if out.returncode != 0:
             raise RuntimeError(f"compiling tierbench's Java jobs failed:\n{out.stderr[-4000:]}")
         partial = jar.with_suffix(".partial")
