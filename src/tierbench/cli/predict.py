@@ -122,14 +122,30 @@ def text_lines(out: dict) -> list[str]:
 
 
 def _published_lines(out: dict) -> list[str]:
-    lines = []
-    if "published" in out:
-        lines.append("")
-        lines.append("the published studies (their cluster, their sizes): runtime ratios, predicted from this study's runs")
-        if not out["published"]:
-            lines.append("  none: the study has none of dfsio-read, dfsio-write, teragen, terasort")
-        for r in out["published"]:
-            lines.append(f"  {r['study']:<24} {r['workload']:<12} {r['compared']:<36} published {r['published_ratio']:5.2f}"
-                         f"  predicted {r['predicted_ratio']:5.2f}  ({r['predicted_s'][0]:,.0f} s / {r['predicted_s'][1]:,.0f} s; "
-                         f"published {r['published_s'][0]:,g} s / {r['published_s'][1]:,g} s)")
+    if "published" not in out:
+        return []
+    pub = out["published"]
+    lines = ["", "the published studies on their cluster at their sizes, predicted from this study's runs "
+             "(method: the scale model when the runs model that cluster at that size, else the resource model)"]
+    if not pub["runtimes"]:
+        lines.append("  none: the study has none of dfsio-write, dfsio-read, teragen, terasort")
+    for r in pub["runtimes"]:
+        lo, hi = r["interval"]
+        lines.append(f"  {r['study']:<23} {r['workload']:<11} {r['config']:<26} published {r['published_s']:>8,.0f} s  "
+                     f"predicted {r['predicted_s']:>8,.0f} s ({lo:,.0f}-{hi:,.0f})  {_pct(r['error'])}  {r['method']}")
+    for r in pub["ratios"]:
+        lo, hi = r["interval"]
+        lines.append(f"  {r['study']:<23} {r['workload']:<11} {r['compared']:<36} published {r['published_ratio']:5.2f}  "
+                     f"predicted {r['predicted_ratio']:5.2f} ({lo:.2f}-{hi:.2f})  {_pct(r['error'])}")
+    for r in pub["ranks"]:
+        lines.append(f"  {r['study']:<23} {r['workload']:<11} order fastest first: published {' < '.join(r['published'])}; "
+                     f"predicted {'the same' if r['right'] else ' < '.join(r['predicted'])}")
+    s = pub["summary"]
+    for key, what in (("ratios", "ratios to all-HDD"), ("runtimes", "runtimes")):
+        if key in s:
+            lines.append(f"  {what}: median |error| {s[key]['median_abs_error']:.0%}, largest {s[key]['max_abs_error']:.0%}, "
+                         f"{s[key]['within']} of {s[key]['of']} within {s[key]['bound']:.0%}")
+    if "ranks" in s:
+        lines.append(f"  order of the configurations: right in {s['ranks']['right']} of {s['ranks']['of']}")
+    lines += [f"  not covered: {m}" for m in pub["not_covered"]]
     return lines

@@ -1,50 +1,140 @@
-"""The model against the published studies: from tierbench's own scaled runs and the SanDisk 2014 cluster's
-hardware (shipped: clusters/sandisk-*.toml), predict the studies' HDD/SSD runtime ratios at their sizes and
-set them beside the ratios the papers measured (analysis/published.toml, copied from the papers)."""
+"""The model against the published studies (`tierbench predict --published`): every runtime the SanDisk 2014
+studies published for a workload tierbench runs, predicted from the user's own runs on the studies' cluster as
+published (shipped: clusters/sandisk-*.toml) at the studies' sizes, beside the published figure
+(analysis/published.toml, copied from the papers), with the error; then each configuration's runtime ratio to
+all-HDD's, and whether the configurations come out in the published order.
 
+A prediction comes from the scale model when the results are one of that cluster at that size (model/transfer.py:
+a configuration of the study emulated those drives on a node shrunk from that cluster's), else from the resource
+model (model/predict.py) calibrated on the study's runs. The Cloudera, FlashBlade and Intel studies published
+findings, not runtimes of a cluster tierbench has a description of: they are not predicted here.
+"""
+
+import statistics
 import tomllib
+from dataclasses import dataclass
 from importlib import resources
 
+from ..store import ResultsDir
 from .hardware import load_hardware
 from .predict import machine_of
+from .transfer import transfer
 
 TESTDFSIO_BYTES = 512 * 2000 * (1 << 20)  # 512 files x 2000 MB (TestDFSIO's MB is 2^20 bytes)
 TERA_BYTES = 10**12  # TeraGen 1 TB: 10^10 rows of 100 bytes
-
-# (study section, workload, its column in the section's results, size, the two configurations compared)
-COMPARISONS = (
-    ("sandisk_testdfsio_2014", "dfsio-read", 0, TESTDFSIO_BYTES, ("all_hdd", "all_ssd")),
-    ("sandisk_testdfsio_2014", "dfsio-write", 1, TESTDFSIO_BYTES, ("all_hdd", "all_ssd")),
-    ("sandisk_terasort_2014", "teragen", 0, TERA_BYTES, ("all_hdd", "all_ssd")),
-    ("sandisk_terasort_2014", "terasort", 1, TERA_BYTES, ("all_hdd", "all_ssd")),
-    ("sandisk_terasort_2014", "teragen", 0, TERA_BYTES, ("all_hdd", "hdd_plus_ssd_intermediate")),
-    ("sandisk_terasort_2014", "terasort", 1, TERA_BYTES, ("all_hdd", "hdd_plus_ssd_intermediate")),
-)
+BASELINE = "all_hdd"
+TOTAL = "total"  # TeraGen + TeraSort, as the TeraSort study's last column
 HARDWARE = {"all_hdd": "sandisk-all-hdd", "all_ssd": "sandisk-all-ssd", "hdd_plus_ssd_intermediate": "sandisk-hybrid"}
+RATIO_WITHIN, RUNTIME_WITHIN = 0.20, 0.25  # issue 34's bounds, for the summary's counts
+
+
+@dataclass(frozen=True)
+class PublishedStudy:
+    section: str          # in analysis/published.toml
+    size_bytes: int
+    columns: tuple        # (workload, its column in the section's results) pairs
+    configs: tuple        # the configurations published, the baseline first
+
+
+STUDIES = (
+    PublishedStudy("sandisk_testdfsio_2014", TESTDFSIO_BYTES, (("dfsio-write", 1), ("dfsio-read", 0)), ("all_hdd", "all_ssd")),
+    PublishedStudy("sandisk_terasort_2014", TERA_BYTES, (("teragen", 0), ("terasort", 1), (TOTAL, 2)),
+                   ("all_hdd", "hdd_plus_ssd_intermediate", "all_ssd")),
+)
 
 
 def published() -> dict:
     return tomllib.loads(resources.files("tierbench.analysis").joinpath("published.toml").read_text())
 
 
-def compare(model) -> list[dict]:
-    """One row per comparison whose workload the model has: the published and the predicted runtime ratio."""
-    pub = published()
-    jobs = {}
-    for p in model.profiles:
-        if p.job in model.overheads:
-            jobs.setdefault(p.workload, p.job)
-    rows = []
-    for section, workload, col, size, (slow, fast) in COMPARISONS:
-        if workload not in jobs:
+def _predicted(model, studies: list, workload: str, config: str, size: int, error: float | None) -> dict | None:
+    """One workload on one published configuration: from the scale model when a study models that cluster at that
+    size, else from the resource model; None when the runs have no such workload."""
+    hw = load_hardware(HARDWARE[config])
+    for stored in studies:
+        t = transfer(stored, workload, hw, size)
+        if t:
+            return {"seconds": t.seconds, "interval": list(t.interval), "method": "scale model",
+                    "how": f"{t.runs} runs of {t.config} ({t.interval_kind}), x {t.time_factor:,.0f} "
+                           f"(k x the target's data per node / the model's)"}
+    job = next((p.job for p in model.profiles if p.workload == workload and p.job in model.overheads), None)
+    if job is None:
+        return None
+    seconds = model.predict(job, machine_of(hw), size).seconds
+    spread = error if error is not None else 0.0
+    return {"seconds": seconds, "interval": [seconds / (1 + spread), seconds * (1 + spread)], "method": "resource model",
+            "how": f"calibrated on {', '.join(model.calibrated_on[job])}; +/- the model's median error reproducing "
+                   f"the measured configurations ({spread:.0%})" if error is not None else "no error estimate"}
+
+
+def _runtime_rows(model, studies: list, error: float | None) -> tuple[list[dict], list[str]]:
+    pub, rows, missing = published(), [], []
+    for study in STUDIES:
+        res = pub[study.section]["results"]
+        for workload, col in study.columns:
+            for config in study.configs:
+                if workload == TOTAL:
+                    parts = [r for r in rows if r["study"] == study.section and r["config"] == config]
+                    if len(parts) != len(study.columns) - 1:
+                        continue
+                    p = {"seconds": sum(r["predicted_s"] for r in parts),
+                         "interval": [sum(r["interval"][i] for r in parts) for i in (0, 1)],
+                         "method": " + ".join(dict.fromkeys(r["method"] for r in parts)), "how": "the sum of the jobs"}
+                else:
+                    p = _predicted(model, studies, workload, config, study.size_bytes, error)
+                if p is None:
+                    missing.append(f"{study.section} {workload}: the study has no {workload} runs")
+                    break
+                rows.append({"study": study.section, "workload": workload, "config": config,
+                             "hardware": HARDWARE[config], "size_bytes": study.size_bytes,
+                             "published_s": res[config][col], "predicted_s": p["seconds"], "interval": p["interval"],
+                             "method": p["method"], "how": p["how"], "error": p["seconds"] / res[config][col] - 1})
+    return rows, missing
+
+
+def _ratio_rows(runtimes: list[dict]) -> list[dict]:
+    """Each configuration's runtime over all-HDD's, published and predicted; the interval from the runtimes'."""
+    by = {(r["study"], r["workload"], r["config"]): r for r in runtimes}
+    out = []
+    for (study, workload, config), r in by.items():
+        base = by.get((study, workload, BASELINE))
+        if config == BASELINE or base is None:
             continue
-        res = pub[section]["results"]
-        pred = {c: model.predict(jobs[workload], machine_of(load_hardware(HARDWARE[c])), size) for c in (slow, fast)}
-        rows.append({"study": section, "workload": workload, "job": jobs[workload], "size_bytes": size,
-                     "compared": f"{slow} / {fast}",
-                     "published_s": [res[slow][col], res[fast][col]],
-                     "published_ratio": res[slow][col] / res[fast][col],
-                     "predicted_s": [pred[slow].seconds, pred[fast].seconds],
-                     "predicted_ratio": pred[slow].seconds / pred[fast].seconds,
-                     "bottlenecks": [max(pred[c].phases, key=lambda r: r["seconds"])["bottleneck"] for c in (slow, fast)]})
-    return rows
+        pub, pred = r["published_s"] / base["published_s"], r["predicted_s"] / base["predicted_s"]
+        out.append({"study": study, "workload": workload, "compared": f"{config} / {BASELINE}", "published_ratio": pub,
+                    "predicted_ratio": pred, "interval": [r["interval"][0] / base["interval"][1],
+                                                          r["interval"][1] / base["interval"][0]],
+                    "error": pred / pub - 1, "method": " + ".join(dict.fromkeys((base["method"], r["method"])))})
+    return out
+
+
+def _ranks(runtimes: list[dict]) -> list[dict]:
+    """Per study and workload: the configurations from fastest to slowest, published and predicted."""
+    groups: dict = {}
+    for r in runtimes:
+        groups.setdefault((r["study"], r["workload"]), []).append(r)
+    return [{"study": s, "workload": w, "published": [r["config"] for r in sorted(rs, key=lambda r: r["published_s"])],
+             "predicted": [r["config"] for r in sorted(rs, key=lambda r: r["predicted_s"])]}
+            for (s, w), rs in groups.items() if len(rs) > 1]
+
+
+def compare(model, results=(), error: float | None = None) -> dict:
+    """The published studies' runtimes and ratios beside their predictions from `model` and, where `results`
+    are scale models of the studies' cluster, from those; with the summary issue 34 judges the model by."""
+    studies = [ResultsDir(r).load(analysed=True) for r in results]
+    runtimes, missing = _runtime_rows(model, studies, error)
+    ratios, ranks = _ratio_rows(runtimes), _ranks(runtimes)
+    for rank in ranks:
+        rank["right"] = rank["published"] == rank["predicted"]
+    summary = {}
+    if ratios:
+        errs = [abs(r["error"]) for r in ratios]
+        summary["ratios"] = {"median_abs_error": statistics.median(errs), "max_abs_error": max(errs),
+                             "within": sum(e <= RATIO_WITHIN for e in errs), "of": len(errs), "bound": RATIO_WITHIN}
+    if runtimes:
+        errs = [abs(r["error"]) for r in runtimes]
+        summary["runtimes"] = {"median_abs_error": statistics.median(errs), "max_abs_error": max(errs),
+                               "within": sum(e <= RUNTIME_WITHIN for e in errs), "of": len(errs), "bound": RUNTIME_WITHIN}
+    if ranks:
+        summary["ranks"] = {"right": sum(r["right"] for r in ranks), "of": len(ranks)}
+    return {"runtimes": runtimes, "ratios": ratios, "ranks": ranks, "summary": summary, "not_covered": missing}

@@ -112,14 +112,15 @@ def predict(results, hardware: list[Hardware], size_bytes: float | None = None, 
                 c = cost_per_job(p.seconds, price, years)
                 row.update(price_usd=price, jobs_per_day=c.jobs_per_day, usd_per_job=c.usd_per_job)
             rows.append(row)
-    extra = {}
+    extra, checked = {}, validate(model)
+    paths = [str(r) for r in ([results] if isinstance(results, (str, Path)) else results)]
     if published:
         from .published import compare
-        extra["published"] = compare(model)
-    return extra | {"results": [str(r) for r in ([results] if isinstance(results, (str, Path)) else results)], "hardware": [{"name": h.name, "nodes": nodes or h.nodes, "cores": h.cores,
+        extra["published"] = compare(model, paths, checked["hardware_median_abs_error"])
+    return extra | {"results": paths, "hardware": [{"name": h.name, "nodes": nodes or h.nodes, "cores": h.cores,
                                                    "data": f"{h.data.count} x {h.data.drive.name}",
                                                    "intermediate": "the data drives" if h.intermediate_on_data
                                                    else f"{h.intermediate.count} x {h.intermediate.drive.name}",
                                                    "write_copies": h.write_copies, "source": h.source} for h in hardware],
             "calibrated_on": sorted(model.machines), "unknown_devices": unknown, "years": years,
-            "validation": validate(model), "predictions": rows, "assumptions": ASSUMPTIONS}
+            "validation": checked, "predictions": rows, "assumptions": ASSUMPTIONS}

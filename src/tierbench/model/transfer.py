@@ -1,0 +1,114 @@
+"""A scale model's runs carried to the cluster it models: similarity, not the resource model.
+
+A study with [scale] ran one target node shrunk (model/scale.py): per node the same data / page cache, task
+sizes / task memory, fetch sizes, tasks per drive, and CPU / drive speed, with every drive slowed by k (the
+machine's cores / the target's) and the data shrunk from D (the target's per node) to d. Every resource then
+does d / D of its target work at k times its target rate, so each second the model's job works stands for
+
+    k x D / d   seconds of the full-size job on the target (the time factor),
+
+on a hardware description whose nodes are the target's (nodes, cores, memory, copies) and whose drives are the
+ones a configuration of the study emulated (`emulate = "hdd-7200-2014"`, `stands_for = 2`: that configuration
+is a model of a node with two such drives). What the factor does not carry is the model's fixed cost -- JVM
+start, job setup and commit, the time outside the job's phases -- so the factor multiplies the job's phases
+only (its active time); the target's own fixed cost (a cluster's job submission, tens of seconds) is not
+added: it is under 1% of the studies' jobs. Only at the target's size: at another size the data / page cache
+ratio, the one the model was built on, is no longer the target's.
+"""
+
+import statistics
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..analysis.stats import median_interval
+from ..store import StoredStudy
+from .hardware import Hardware, catalog
+
+STANDS_FOR_TOLERANCE = 0.02  # an emulated device's figures / (the catalog drive's x k): a whole number of drives
+
+
+@dataclass(frozen=True)
+class Transferred:
+    """A job's runtime on the target hardware, carried from the scale model's runs of one configuration."""
+    label: str
+    hardware: str
+    config: str              # the study's configuration that models the hardware
+    size_bytes: float
+    seconds: float           # the median of the runs' carried runtimes
+    interval: tuple[float, float]  # of that median, from the repeats (median_interval)
+    interval_kind: str
+    time_factor: float       # target seconds per second of the model's active time
+    active_s: list[float]    # each run's active time here (its phases)
+    runs: int
+
+
+def _drives(entries: list[dict], k: float) -> tuple[str, int] | None:
+    """(catalog drive, how many of the target's drives) the emulated devices of one role stand for, or None."""
+    drives = catalog()
+    names = {e.get("profile") for e in entries}
+    if len(names) != 1 or (name := names.pop()) not in drives or not all("figures" in e for e in entries):
+        return None
+    per_device = [e["figures"]["read_mb_s"] / (drives[name].read_mb_s * k) for e in entries]
+    if any(abs(n - round(n)) > STANDS_FOR_TOLERANCE * n or round(n) < 1 for n in per_device):
+        return None
+    return name, sum(round(n) for n in per_device)
+
+
+def modelled_config(stored: StoredStudy, hw: Hardware) -> str | None:
+    """The configuration of a scale model's study that models a node of `hw`: the target's nodes, cores, memory
+    and copies, the same drives for data and (when `hw` has its own) intermediate data. None when there is none."""
+    from .hardware import load_hardware
+
+    scale = stored.study.spec.get("scale")
+    if not scale:
+        return None
+    target = load_hardware(scale["target"])
+    if (target.nodes, target.cores, target.memory_bytes, target.write_copies) != (
+            hw.nodes, hw.cores, hw.memory_bytes, hw.write_copies):
+        return None
+    k = scale["rate_factor"]
+    for config in stored.study.spec.get("storage", []):
+        emulated = config.get("emulated") or {}
+        data = _drives(emulated.get("data", []), k)
+        if data != (hw.data.drive.name, hw.data.count):
+            continue
+        shared = sorted(config.get("intermediate", [])) == sorted(config.get("data", []))
+        if hw.intermediate_on_data and shared:
+            return config["name"]
+        if not hw.intermediate_on_data and not shared and \
+                _drives(emulated.get("intermediate", []), k) == (hw.intermediate.drive.name, hw.intermediate.count):
+            return config["name"]
+    return None
+
+
+def time_factor(scale: dict, hw: Hardware, size_bytes: float) -> float:
+    """Target seconds per second of the model's active time: k x (the target's data per node / the model's)."""
+    return scale["rate_factor"] * (size_bytes / hw.nodes) / scale["data_bytes"]
+
+
+def active_seconds(run) -> float:
+    """The part of a run the job worked: its phases (the engine's map, shuffle, reduce intervals), or the whole
+    run when the record has none."""
+    phases = [p for p in run.details.get("phases", []) if p.get("level", 1) == 1]
+    worked = sum(p["end_ms"] - p["start_ms"] for p in phases) / 1000
+    return worked if 0 < worked <= run.wall_s else run.wall_s
+
+
+def transfer(stored: StoredStudy, workload: str, hw: Hardware, size_bytes: float | None = None) -> Transferred | None:
+    """The workload's job on `hw` from the study's runs of the configuration that models it, at the target's size;
+    None when the study is no scale model of `hw` at that size, or has no ok run of the workload there."""
+    scale = stored.study.spec.get("scale")
+    if not scale or (size_bytes is not None and abs(size_bytes - scale["target_size"]) > 0.01 * scale["target_size"]):
+        return None
+    config = modelled_config(stored, hw)
+    runs = [r for r in stored.latest_ok().values() if r.config == config and r.workload == workload and r.wall_s]
+    if config is None or not runs:
+        return None
+    runs = [r for r in runs if r.label == runs[0].label]  # (one job of the workload: a study may size it twice)
+    factor = time_factor(scale, hw, scale["target_size"])
+    active = [active_seconds(r) for r in runs]
+    carried = np.array(active) * factor
+    interval, kind = median_interval(carried)
+    return Transferred(runs[0].label, hw.name, config, scale["target_size"], float(statistics.median(carried)), interval,
+                       kind, factor, active, len(runs))

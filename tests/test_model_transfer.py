@@ -1,0 +1,86 @@
+"""The scale model's runs carried to the cluster they model (model/transfer.py) and the published table built from
+them (model/published.py), on committed real results: tests/fixtures/scale-model-results is a `tierbench
+quickstart` (the SanDisk TeraSort study scaled to one machine, hadoop engine, 3 repeats) recorded 2026-11-26 on
+a 2-core VM while other work ran beside it (its ratios are not the quiet machine's: these tests check the
+arithmetic, bench/bench_model.py the figures)."""
+
+import math
+import shutil
+import statistics
+from pathlib import Path
+
+import pytest
+
+from conftest import tierbench
+from tierbench.model.hardware import hardware_from_dict, load_hardware
+from tierbench.model.published import compare
+from tierbench.model.transfer import active_seconds, modelled_config, time_factor, transfer
+from tierbench.model.whatif import study_model
+from tierbench.store import ResultsDir
+
+FIXTURE = Path(__file__).parent / "fixtures" / "scale-model-results"
+STUDY = ResultsDir(FIXTURE).load(analysed=True)
+SCALE = STUDY.study.spec["scale"]
+
+
+def test_each_configuration_models_the_cluster_with_its_drives():
+    assert modelled_config(STUDY, load_hardware("sandisk-all-hdd")) == "hdd"
+    assert modelled_config(STUDY, load_hardware("sandisk-hybrid")) == "hybrid"
+    assert modelled_config(STUDY, load_hardware("sandisk-all-ssd")) == "ssd"
+    # another node (the Cloudera study's), or the SanDisk node with three HDDs: no configuration models it
+    assert modelled_config(STUDY, load_hardware("cloudera-hdd-11")) is None
+    three = hardware_from_dict({"nodes": 6, "cores": 12, "memory": "16GB", "replication": 3,
+                                "data": {"drive": "hdd-7200-2014", "count": 3}})
+    assert modelled_config(STUDY, three) is None
+
+
+def test_the_time_factor_is_k_times_the_data_per_node_over_the_models():
+    hw = load_hardware("sandisk-all-hdd")
+    # k = 2 cores here / 12 there; 1 TB over 6 nodes; 128 MiB here
+    assert time_factor(SCALE, hw, 10**12) == pytest.approx((2 / 12) * (10**12 / 6) / (128 << 20))
+
+
+def test_a_job_is_carried_from_its_active_time_at_the_target_size_only():
+    hw = load_hardware("sandisk-all-hdd")
+    t = transfer(STUDY, "terasort", hw)
+    runs = [r for r in STUDY.latest_ok().values() if r.config == "hdd" and r.workload == "terasort"]
+    assert t.runs == len(runs) == 3 and t.config == "hdd"
+    active = [active_seconds(r) for r in runs]
+    assert all(0 < a < r.wall_s for a, r in zip(active, runs))  # the JVM start and job setup are left out
+    assert t.seconds == pytest.approx(statistics.median(active) * t.time_factor)
+    assert t.interval[0] <= t.seconds <= t.interval[1]
+    assert transfer(STUDY, "terasort", hw, 2 * 10**12) is None  # at another size the model's page cache is not the target's
+    assert transfer(STUDY, "dfsio-write", hw) is None
+
+
+def test_the_published_table_comes_from_the_scale_model_and_adds_up():
+    model, _, _ = study_model(FIXTURE)
+    out = compare(model, [FIXTURE], 0.1)
+    runtimes = {(r["workload"], r["config"]): r for r in out["runtimes"]}
+    assert {r["method"] for r in out["runtimes"]} == {"scale model"}
+    for config in ("all_hdd", "hdd_plus_ssd_intermediate", "all_ssd"):
+        total = runtimes[("total", config)]
+        assert total["predicted_s"] == pytest.approx(runtimes[("teragen", config)]["predicted_s"]
+                                                     + runtimes[("terasort", config)]["predicted_s"])
+        assert total["error"] == pytest.approx(total["predicted_s"] / total["published_s"] - 1)
+    for r in out["ratios"]:
+        base = runtimes[(r["workload"], "all_hdd")]
+        other = runtimes[(r["workload"], r["compared"].split(" / ")[0])]
+        assert r["predicted_ratio"] == pytest.approx(other["predicted_s"] / base["predicted_s"])
+        assert r["interval"][0] <= r["predicted_ratio"] <= r["interval"][1]
+    for rank in out["ranks"]:
+        assert rank["right"] == (rank["published"] == rank["predicted"])
+    assert out["summary"]["ranks"]["of"] == 3
+    assert out["summary"]["runtimes"]["of"] == 9 and out["summary"]["ratios"]["of"] == 6
+    assert out["summary"]["ratios"]["median_abs_error"] == pytest.approx(
+        statistics.median(abs(r["error"]) for r in out["ratios"]))
+    assert any("dfsio-write" in m for m in out["not_covered"])
+
+
+def test_predict_published_prints_the_table(tmp_path):
+    shutil.copytree(FIXTURE, tmp_path / "r")
+    out = tierbench("predict", tmp_path / "r", "--published")
+    assert out.returncode == 0, out.stderr
+    assert "scale model" in out.stdout and "order of the configurations: right in" in out.stdout
+    assert "not covered: sandisk_testdfsio_2014 dfsio-write" in out.stdout
+    assert not math.isnan(float(out.stdout.split("ratios to all-HDD: median |error| ")[1].split("%")[0]))
