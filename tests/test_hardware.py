@@ -132,6 +132,8 @@ def test_erasure_coding_writes_k_plus_m_over_k(tmp_path):
     (("count = 6", "count = 6\nread_iops = 0"), "data.read_iops", "number > 0"),
     (('[data]\ndrive = "hdd-7200"\ncount = 6', ""), "data", "[data] drive ="),
     (('drive = "hdd-7200"', 'read_mb_s = 100'), "data.drive", "write_iops"),
+    (("network_gbps = 25", "network_gbps = 25\nengine = \"flink\""), "engine", "'hadoop', 'spark'"),
+    (("network_gbps = 25", "network_gbps = 25\ntask_heap = 512"), "task_heap", "a task's JVM heap"),
 ])
 def test_mistakes_name_the_field_and_what_is_accepted(tmp_path, change, field, accepted):
     old, new = change
@@ -163,6 +165,7 @@ def test_the_shipped_descriptions_load_by_name(name):
     assert (hw.name, hw.nodes, hw.cores, hw.memory_bytes, hw.network_gbps, hw.write_copies) == \
         (name, 6, 12, 16 << 30, 10, 3)
     assert hw.data.count == 2 and hw.source and hw.price_usd in (37561, 46567, 43081)
+    assert (hw.engine, hw.task_heap) == ("hadoop", 512 << 20)  # MapReduce with the studies' child heap
     assert hw.intermediate_on_data == (name != "sandisk-hybrid")
     if name == "sandisk-hybrid":
         assert hw.data.drive.name == "hdd-7200-2014" and hw.intermediate == DriveSet(catalog()["sata-ssd-2014"], 1)

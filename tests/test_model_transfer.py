@@ -68,8 +68,8 @@ def test_the_published_table_comes_from_the_scale_model_and_adds_up():
         other = runtimes[(r["workload"], r["compared"].split(" / ")[0])]
         assert r["predicted_ratio"] == pytest.approx(other["predicted_s"] / base["predicted_s"])
         assert r["interval"][0] <= r["predicted_ratio"] <= r["interval"][1]
-    for rank in out["ranks"]:
-        assert rank["right"] == (rank["published"] == rank["predicted"])
+    for rank in out["ranks"]:  # (no ties here: the order is right when it is the published one)
+        assert rank["right"] == (rank["published"] == rank["predicted"]) == (not rank["reversed"])
     assert out["summary"]["ranks"]["of"] == 3
     assert out["summary"]["runtimes"]["of"] == 9 and out["summary"]["ratios"]["of"] == 6
     assert out["summary"]["ratios"]["median_abs_error"] == pytest.approx(
@@ -84,3 +84,14 @@ def test_predict_published_prints_the_table(tmp_path):
     assert "scale model" in out.stdout and "order of the configurations: right in" in out.stdout
     assert "not covered: sandisk_testdfsio_2014 dfsio-write" in out.stdout
     assert not math.isnan(float(out.stdout.split("ratios to all-HDD: median |error| ")[1].split("%")[0]))
+
+
+def test_an_order_is_wrong_only_where_a_pair_is_reversed_beyond_a_tie():
+    from tierbench.model.published import _ranks
+
+    def rows(*pairs):
+        return [{"study": "s", "workload": "w", "config": c, "published_s": p, "predicted_s": q} for c, p, q in pairs]
+    tie = _ranks(rows(("ssd", 1, 10), ("hybrid", 2, 50.2), ("hdd", 3, 50)))[0]  # hybrid and hdd within 1%: a tie
+    assert tie["right"] and tie["reversed"] == []
+    wrong = _ranks(rows(("ssd", 1, 60), ("hybrid", 2, 50), ("hdd", 3, 55)))[0]
+    assert not wrong["right"] and wrong["reversed"] == [("ssd", "hybrid"), ("ssd", "hdd")]

@@ -111,13 +111,17 @@ def text_lines(out: dict) -> list[str]:
     lines.append("")
     jw = max([len(r["job"]) for r in out["predictions"]] + [3])
     hw = max([len(r["hardware"]) for r in out["predictions"]] + [8])
-    lines.append(f"{'job':<{jw}} {'hardware':<{hw}} {'nodes':>5} {'size':>8} {'predicted':>11} {'MB/s':>8} "
-                 f"{'jobs/day':>9} {'$/job':>8}  bottleneck (phase: resource)")
+    lines.append(f"{'job':<{jw}} {'hardware':<{hw}} {'nodes':>5} {'size':>8} {'predicted':>11} {'interval':>19} "
+                 f"{'MB/s':>8} {'jobs/day':>9} {'$/job':>8}  bottleneck (phase: resource)")
     for r in out["predictions"]:
         cost = (f"{r['jobs_per_day']:9.1f} {r['usd_per_job']:8.2f}" if "usd_per_job" in r else f"{'-':>9} {'-':>8}")
+        span = f"{r['interval'][0]:,.1f}-{r['interval'][1]:,.1f} s" if r.get("interval") else "-"
         lines.append(f"{r['job']:<{jw}} {r['hardware']:<{hw}} {r['nodes']:>5} {format_size(r['size_bytes']):>8} "
-                     f"{r['seconds']:9.1f} s {r['mb_s'] or 0:8.1f} {cost}  {r['bottleneck']}")
-    lines.append(f"($/job: hardware price over {out['years']:g} years of back-to-back jobs; assumptions: docs/model.md)")
+                     f"{r['seconds']:9.1f} s {span:>19} {r['mb_s'] or 0:8.1f} {cost}  {r['bottleneck']}")
+    lines.append(f"($/job: hardware price over {out['years']:g} years of back-to-back jobs; interval: +/- the median "
+                 f"error reproducing the measured configurations; assumptions: docs/model.md)")
+    lines += sorted({f"note: {r['job']} on {r['hardware']}: {r['cpu_borrowed']}" for r in out["predictions"]
+                     if r.get("cpu_borrowed")})
     return lines + _published_lines(out)
 
 
@@ -139,7 +143,8 @@ def _published_lines(out: dict) -> list[str]:
                      f"predicted {r['predicted_ratio']:5.2f} ({lo:.2f}-{hi:.2f})  {_pct(r['error'])}")
     for r in pub["ranks"]:
         lines.append(f"  {r['study']:<23} {r['workload']:<11} order fastest first: published {' < '.join(r['published'])}; "
-                     f"predicted {'the same' if r['right'] else ' < '.join(r['predicted'])}")
+                     f"predicted {'the same' if r['published'] == r['predicted'] else ' < '.join(r['predicted'])}"
+                     f"{'' if r['right'] else ' (reversed: ' + ', '.join(f'{a} / {b}' for a, b in r['reversed']) + ')'}")
     s = pub["summary"]
     for key, what in (("ratios", "ratios to all-HDD"), ("runtimes", "runtimes")):
         if key in s:

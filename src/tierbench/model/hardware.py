@@ -21,7 +21,8 @@ from ..units import MB
 
 FIGURES = ("read_mb_s", "write_mb_s", "read_iops", "write_iops")
 TOP_KEYS = ("name", "source", "nodes", "cores", "memory", "network_gbps", "replication", "erasure", "price_usd",
-            "data", "intermediate")
+            "engine", "task_heap", "data", "intermediate")
+ENGINES = ("hadoop", "spark")  # whose spill and merge rules the model applies at the target (model/rules.py)
 DRIVE_KEYS = ("drive", "count") + FIGURES
 FIGURE_BOUNDS = {"read_mb_s": bounds.DRIVE_MB_S, "write_mb_s": bounds.DRIVE_MB_S,
                  "read_iops": bounds.DRIVE_IOPS, "write_iops": bounds.DRIVE_IOPS}
@@ -36,6 +37,7 @@ class Drive:
     read_iops: float   # random 4 KiB
     write_iops: float
     source: str
+    seeks: bool = True  # concurrent streams cost it an access each request (a real drive); False: a throttle's limits
 
     def mb_s(self, rw: str, io_kib: float) -> float:
         """MB/s one drive sustains for `rw` ("read" or "write") requests of `io_kib` KiB (<= 0: sequential).
@@ -90,6 +92,8 @@ class Hardware:
     source: str = ""
     intermediate_on_data: bool = False  # no drives of its own: shuffle and spill share the data drives' speed
     price_usd: float | None = None  # the whole cluster's, for $/job (tierbench predict's cost columns)
+    engine: str | None = None  # the engine the cluster runs ("hadoop": MapReduce; "spark"); None: the measured runs'
+    task_heap: int = 1 << 30   # a task's JVM heap there: its sort and merge memory
 
     def with_nodes(self, nodes: int) -> "Hardware":
         if nodes < 1:
@@ -136,8 +140,13 @@ def hardware_from_dict(raw: dict, src: str = "<hardware>") -> Hardware:
                                              "a table such as [data] drive = \"hdd-7200\" count = 2"))
     intermediate = _drive_set(src, "intermediate", raw["intermediate"]) if "intermediate" in raw else data
     price = field(src, "price_usd", raw["price_usd"], bounds.HARDWARE_PRICE_USD) if "price_usd" in raw else None
+    engine = raw.get("engine")
+    if engine is not None and engine not in ENGINES:
+        raise SpecError(src, "engine", f"expected one of {', '.join(map(repr, ENGINES))} (the engine the cluster runs: "
+                        f"its spill and merge rules), got {engine!r}")
+    heap = _memory(src, raw["task_heap"], "task_heap", "a task's JVM heap") if "task_heap" in raw else 1 << 30
     return Hardware(name, nodes, cores, memory, network_gbps, _write_copies(src, raw), data, intermediate, source,
-                    intermediate_on_data="intermediate" not in raw, price_usd=price)
+                    intermediate_on_data="intermediate" not in raw, price_usd=price, engine=engine, task_heap=heap)
 
 
 def _drive_set(src: str, where: str, raw) -> DriveSet:
@@ -178,13 +187,13 @@ def _write_copies(src: str, raw: dict) -> float:
     return float(field(src, "replication", raw.get("replication", 1), bounds.REPLICATION))
 
 
-def _memory(src: str, value) -> int:
+def _memory(src: str, value, key: str = "memory", what: str = "the RAM of one node") -> int:
     try:
         size = bounds.size_of(value)
     except ValueError as e:
-        raise SpecError(src, "memory", f"{e} (the RAM of one node)") from None
+        raise SpecError(src, key, f"{e} ({what})") from None
     if size < MB:  # surely `16` meant gigabytes, not bytes: make the unit explicit
-        raise SpecError(src, "memory", f"{value!r} is {size} bytes, too small for a node's RAM: "
+        raise SpecError(src, key, f"{value!r} is {size} bytes, too small for {what}: "
                         f"write a size with its unit, such as \"16GB\"")
-    return bounds.in_size_bound(src, "memory", value, size, bounds.NODE_MEMORY)
+    return bounds.in_size_bound(src, key, value, size, bounds.NODE_MEMORY)
 

@@ -16,10 +16,11 @@ MiB = 1 << 20
 
 def emulated_drive(dev: dict) -> Drive:
     """An emulated device as the throttle holds it: IOPS never below what a sequential stream needs (the
-    throttle's own floor, storage/emulation.py)."""
+    throttle's own floor, storage/emulation.py); a request costs it one of its IOPS whatever stream it is of, so
+    streams sharing it pay no seek (`seeks` False)."""
     p = dev["profile"]
     return Drive(dev["name"], p["read_mb_s"], p["write_mb_s"], max(p["read_iops"], 2 * p["read_mb_s"]),
-                 max(p["write_iops"], 4 * p["write_mb_s"]), p.get("source", "emulated"))
+                 max(p["write_iops"], 4 * p["write_mb_s"]), p.get("source", "emulated"), seeks=False)
 
 
 def probed_drive(dev: str, entry: dict) -> Drive | None:

@@ -19,10 +19,12 @@ against the data size when runs of more than one size were measured (a line), co
 
 import math
 import statistics
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .hardware import Drive, Hardware
 from .profile import RunProfile
+from .rules import hadoop_intermediate, node_page_cache, read_back_share, spark_intermediate, stream_mb_s
+from .scale import TARGET_SORT_BUFFER, TARGET_SPLIT
 
 MB = 1e6
 
@@ -49,9 +51,10 @@ class Machine:
     pools: tuple
     source: str = ""
     memory_bytes: float = float("inf")  # per node: decides whether a shuffle is read back from memory
+    engine: str | None = None  # the engine whose spill rules apply (model/rules.py); None: as measured
+    task_heap: float = 1 << 30  # per task: its sort and merge memory, and what the page cache does not get
 
     def with_nodes(self, nodes: int) -> "Machine":
-        from dataclasses import replace
         return replace(self, nodes=nodes)
 
 
@@ -61,7 +64,8 @@ def machine_of(hw: Hardware) -> Machine:
     else:
         pools = (Pool(hw.data.drive, hw.data.count, {"data": 1.0}),
                  Pool(hw.intermediate.drive, hw.intermediate.count, {"intermediate": 1.0}))
-    return Machine(hw.name, hw.nodes, hw.cores, hw.network_mb_s, hw.write_copies, pools, hw.source, hw.memory_bytes)
+    return Machine(hw.name, hw.nodes, hw.cores, hw.network_mb_s, hw.write_copies, pools, hw.source, hw.memory_bytes,
+                   hw.engine, hw.task_heap)
 
 
 def phase_times(ph, m: Machine) -> dict[str, float]:
@@ -81,7 +85,8 @@ def phase_times(ph, m: Machine) -> dict[str, float]:
             if key == "data.write":
                 moved *= m.write_copies
             active = min(pool.count, streams)
-            t += moved * share / (m.nodes * active * pool.drive.mb_s(rw, ph.io_kib[key]) * MB)
+            rate = stream_mb_s(pool.drive, rw, ph.io_kib[key], streams / active)
+            t += moved * share / (m.nodes * active * rate * MB)
         times[f"{pool.drive.name} ({'+'.join(pool.shares)})" + (f" #{i + 1}" if len(m.pools) > 2 else "")] = t
     if m.nodes > 1:
         crossing = ph.shuffle_bytes * (1 - 1 / m.nodes) + ph.output_bytes * max(0.0, m.write_copies - 1)
@@ -89,25 +94,48 @@ def phase_times(ph, m: Machine) -> dict[str, float]:
     return times
 
 
-PAGE_CACHE_SHARE = 0.5  # of a node's RAM, what its page cache can give a shuffle (the rest: executors, the OS)
+def intermediate_at_target(profile: RunProfile, phases: list, m: Machine) -> list:
+    """The phases with their intermediate bytes as the target's engine writes and reads them: the spill and merge
+    passes of its rules at the target's task memory and data per task (model/rules.py), over the passes the
+    measured run made (its `spilled`). Unchanged on a machine that names no engine (a measured one)."""
+    shuffle = sum(ph.shuffle_bytes for ph in phases)
+    if m.engine is None or shuffle <= 0 or profile.size_bytes <= 0:
+        return phases
+    ratio = sum(ph.shuffle_bytes for ph in profile.phases) / profile.size_bytes  # shuffle per byte of input
+    reduce_input = shuffle / (m.nodes * m.cores)
+    if m.engine == "hadoop":
+        rule = hadoop_intermediate(TARGET_SPLIT * ratio, TARGET_SORT_BUFFER, reduce_input, m.task_heap)
+    else:
+        rule = spark_intermediate(TARGET_SPLIT * ratio, reduce_input, m.task_heap, m.cores)
+    factor = rule.written / profile.spilled
+    if abs(factor - 1) < 1e-9:
+        return phases
+    out = []
+    for ph in phases:
+        moved = {k: v * factor if k.startswith("intermediate.") else v for k, v in ph.bytes.items()}
+        out.append(replace(ph, bytes=moved))
+    return out
 
 
 def shuffle_from_drives(profile: RunProfile, m: Machine, factor: float) -> list:
-    """The profile's phases at `factor`, with the shuffle read back from the intermediate drives when what a node
-    writes of it no longer fits in its page cache. A small run reads its shuffle from memory (its device counters
-    show ~no intermediate reads); at a size whose shuffle exceeds RAM, every byte fetched comes from the drives,
-    in requests the size of those it was written in."""
+    """The profile's phases at `factor`, as the target's engine spills them, with the shuffle read back from the
+    intermediate drives as far as a node's page cache cannot hold what it wrote of it (rules.read_back_share).
+    A small run reads its shuffle from memory (its device counters show ~no intermediate reads); at a size whose
+    shuffle exceeds the page cache, the fetches come from the drives, in requests the size of those it was
+    written in."""
     phases = [ph.scaled(factor) if factor != 1.0 else ph for ph in profile.phases]
+    phases = intermediate_at_target(profile, phases, m)
     written = sum(ph.bytes.get("intermediate.write", 0.0) for ph in phases)
-    if written / m.nodes <= PAGE_CACHE_SHARE * m.memory_bytes:
+    share = read_back_share(written / m.nodes, node_page_cache(m.memory_bytes, m.cores, m.task_heap))
+    if share <= 0:
         return phases
     sizes = [ph.io_kib.get("intermediate.write", 0.0) for ph in phases if ph.bytes.get("intermediate.write", 0.0) > 0]
     io_kib = statistics.median(sizes) if sizes else 256.0
     out = []
     for ph in phases:
-        if ph.shuffle_bytes > ph.bytes.get("intermediate.read", 0.0):
-            from dataclasses import replace
-            ph = replace(ph, bytes={**ph.bytes, "intermediate.read": ph.shuffle_bytes},
+        from_drives = ph.shuffle_bytes * share
+        if from_drives > ph.bytes.get("intermediate.read", 0.0):
+            ph = replace(ph, bytes={**ph.bytes, "intermediate.read": from_drives},
                          io_kib={**ph.io_kib, "intermediate.read": io_kib})
         out.append(ph)
     return out
@@ -180,6 +208,15 @@ class Model:
             raise KeyError(label)
         top = max(p.size_bytes for p in runs)
         return [p for p in runs if p.size_bytes >= 0.95 * top]
+
+    def cpu_borrowed(self, label: str, engine: str | None) -> str | None:
+        """Why the job's CPU per byte is not the target engine's, or None when it is (or the target names none):
+        the profiles are the measured engine's, and engines differ several times over (Hadoop's TeraSort took
+        3.9-4.6x Spark's here, bench/bench_vs_hadoop.py)."""
+        measured = sorted({p.engine for p in self.base_profiles(label)})
+        if engine is None or measured == [engine]:
+            return None
+        return f"CPU per byte borrowed from {', '.join(measured)} runs: the target runs {engine}"
 
     def predict(self, label: str, m: Machine, size_bytes: float | None = None) -> Prediction:
         bases = self.base_profiles(label)

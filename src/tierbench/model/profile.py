@@ -16,6 +16,7 @@ from ..store import StoredRun
 ROLES = ("data", "intermediate")
 KEYS = tuple(f"{role}.{rw}" for role in ROLES for rw in ("read", "write"))
 MiB = 1 << 20
+HADOOP_FETCH_PHASE = "shuffle"  # the hadoop engine's phase of the reducers' fetches (engines/hadoop/logparse.py)
 
 
 @dataclass
@@ -51,6 +52,8 @@ class RunProfile:
     cores: int  # of the observed host
     devices: dict[str, list[str]]  # role -> the block devices that held it
     phases: list[PhaseProfile] = field(default_factory=list)
+    engine: str = "spark"  # the engine kind that ran it: its spill rules and CPU per byte (model/rules.py)
+    spilled: float = 1.0   # intermediate bytes written per byte of shuffle, as measured (spill and merge passes)
 
     @property
     def job(self) -> str:
@@ -84,6 +87,8 @@ def _with_job_io(run: StoredRun) -> list[dict]:
     metrics saw none: tierbench's jobs read and write their files themselves (so Spark counts no input or
     output bytes), and the record's `io` has what they moved."""
     stages = sorted((dict(s) for s in run.details.get("stages", [])), key=lambda s: s["submitted_ms"])
+    if not stages and _framework(run):
+        return _hadoop_stages(run)
     io = run.io
     if stages and not any(s.get("input_bytes") for s in stages) and io.get("input_mb"):
         stages[0]["input_bytes"] = io["input_mb"] * MiB
@@ -106,8 +111,9 @@ def profile_run(run: StoredRun, storage_map: dict) -> RunProfile | None:
     stages = _with_job_io(run)
     interval_ms = s["interval_s"] * 1000
     devices = {role: sorted(d for d, r in roles.items() if role in r) for role in ROLES}
+    copies = max(1, int(run.params.get("copies") or 1))  # a scale model's generated data set, written that many times
     prof = RunProfile(run.run_key, run.workload, run.label, run.config, run.variant, job_bytes(run), run.wall_s,
-                      cores, devices)
+                      cores, devices, engine=run.engine_kind or "spark", spilled=spilled_per_shuffle(run, stages))
     for phase in dict.fromkeys(labels):
         if phase == WRITEBACK:  # durable runs leave ~nothing there; the job's time is what is predicted
             continue
@@ -134,6 +140,7 @@ def profile_run(run: StoredRun, storage_map: dict) -> RunProfile | None:
             for role in held:
                 busy[role] = max(busy[role], r["util_pct"] / 100 * seconds)
         io_kib = {k: moved[k] / ios[k] / 1024 if ios[k] else 0.0 for k in KEYS}
+        moved["data.write"] /= copies  # one copy: the target's own replication multiplies it (predict.phase_times)
         prof.phases.append(PhaseProfile(phase, seconds, cpu, tasks, moved, io_kib, busy,
                                         logical["shuffle_read_bytes"], logical["output_bytes"]))
     return prof
@@ -143,3 +150,51 @@ def _share(data: float, intermediate: float) -> float:
     """The data's share of a device holding both roles (all of it when the stages say nothing)."""
     total = data + intermediate
     return data / total if total > 0 else 1.0
+
+
+def _framework(run: StoredRun) -> dict:
+    """A Hadoop job's "Map-Reduce Framework" counters (empty for other engines)."""
+    counters = run.details.get("counters")
+    groups = dict(counters) if isinstance(counters, list) else (counters or {})
+    framework = groups.get("Map-Reduce Framework", {}) if isinstance(groups, dict) else {}
+    return framework if isinstance(framework, dict) else {}
+
+
+def _hadoop_stages(run: StoredRun) -> list[dict]:
+    """A Hadoop job's record has no Spark stages: its phases (map, shuffle, reduce) with the job's counters stand
+    for them, so that its profile has tasks and logical bytes as a Spark job's has. A job without reducers (TeraGen,
+    TestDFSIO's files) writes its output from the map."""
+    fw = _framework(run)
+    shuffle = fw.get("Map output materialized bytes", 0) or 0
+    fetched = fw.get("Reduce shuffle bytes", 0) or 0
+    reducers = int(run.params.get("partitions") or 0) or (1 if fetched else 0)
+    shuffled_maps = fw.get("Shuffled Maps ", fw.get("Shuffled Maps", 0)) or 0
+    maps = shuffled_maps // reducers if reducers and shuffled_maps else int(run.params.get("tasks") or 1)
+    records = fw.get("Map output records", 0) or 0
+    spill = max(0.0, (fw.get("Spilled Records", 0) or 0) / records - 1) * shuffle if records and shuffle else 0.0
+    phases = [p for p in run.details.get("phases", []) if p.get("level", 1) == 1]
+    output = (run.io.get("output_mb") or 0) * MiB
+    stages = []
+    for p in phases:
+        stage = {"submitted_ms": p["start_ms"], "completed_ms": p["end_ms"], "tasks": reducers}
+        if p["phase"] == "map":
+            stage.update(tasks=maps, input_bytes=(run.io.get("input_mb") or 0) * MiB, shuffle_write_bytes=shuffle,
+                         disk_spill_bytes=spill / 2 if fetched else 0.0, output_bytes=0.0 if fetched else output)
+        elif p["phase"] == HADOOP_FETCH_PHASE:
+            stage.update(shuffle_read_bytes=fetched)
+        else:
+            stage.update(output_bytes=output, disk_spill_bytes=spill / 2)
+        stages.append(stage)
+    return stages
+
+
+def spilled_per_shuffle(run: StoredRun, stages: list[dict]) -> float:
+    """Intermediate bytes the run wrote per byte of its shuffle: Hadoop's "Spilled Records" over its "Map output
+    records" (each spill and merge pass writes every record again), or Spark's (shuffle written + spilled) over
+    shuffle written; 1 when the record says neither."""
+    framework = _framework(run)
+    if framework.get("Map output records") and framework.get("Map output materialized bytes"):
+        return max(1.0, framework.get("Spilled Records", 0) / framework["Map output records"])
+    written = sum(s.get("shuffle_write_bytes", 0) or 0 for s in stages)
+    spilled = sum(s.get("disk_spill_bytes", 0) or 0 for s in stages)
+    return 1.0 + spilled / written if written > 0 else 1.0

@@ -19,6 +19,7 @@ from ..store import ResultsDir
 from .hardware import load_hardware
 from .predict import machine_of
 from .transfer import transfer
+from .whatif import error_interval
 
 TESTDFSIO_BYTES = 512 * 2000 * (1 << 20)  # 512 files x 2000 MB (TestDFSIO's MB is 2^20 bytes)
 TERA_BYTES = 10**12  # TeraGen 1 TB: 10^10 rows of 100 bytes
@@ -62,9 +63,11 @@ def _predicted(model, studies: list, workload: str, config: str, size: int, erro
         return None
     seconds = model.predict(job, machine_of(hw), size).seconds
     spread = error if error is not None else 0.0
-    return {"seconds": seconds, "interval": [seconds / (1 + spread), seconds * (1 + spread)], "method": "resource model",
-            "how": f"calibrated on {', '.join(model.calibrated_on[job])}; +/- the model's median error reproducing "
-                   f"the measured configurations ({spread:.0%})" if error is not None else "no error estimate"}
+    how = (f"calibrated on {', '.join(model.calibrated_on[job])}; +/- the model's median error reproducing the "
+           f"measured configurations ({spread:.0%})" if error is not None else "no error estimate")
+    borrowed = model.cpu_borrowed(job, hw.engine)
+    return {"seconds": seconds, "interval": error_interval(seconds, spread), "method": "resource model",
+            "how": how + (f"; {borrowed}" if borrowed else ""), "cpu_borrowed": bool(borrowed)}
 
 
 def _runtime_rows(model, studies: list, error: float | None) -> tuple[list[dict], list[str]]:
@@ -108,14 +111,26 @@ def _ratio_rows(runtimes: list[dict]) -> list[dict]:
     return out
 
 
+TIE = 0.01  # predicted runtimes this close are a tie: it contradicts no published order
+
+
 def _ranks(runtimes: list[dict]) -> list[dict]:
-    """Per study and workload: the configurations from fastest to slowest, published and predicted."""
+    """Per study and workload: the configurations from fastest to slowest, published and predicted, and whether
+    the prediction puts no pair the other way round (a tie within TIE puts no pair either way)."""
     groups: dict = {}
     for r in runtimes:
         groups.setdefault((r["study"], r["workload"]), []).append(r)
-    return [{"study": s, "workload": w, "published": [r["config"] for r in sorted(rs, key=lambda r: r["published_s"])],
-             "predicted": [r["config"] for r in sorted(rs, key=lambda r: r["predicted_s"])]}
-            for (s, w), rs in groups.items() if len(rs) > 1]
+    out = []
+    for (study, workload), rs in groups.items():
+        if len(rs) < 2:
+            continue
+        published = sorted(rs, key=lambda r: r["published_s"])
+        reversed_pairs = [(a["config"], b["config"]) for i, a in enumerate(published) for b in published[i + 1:]
+                          if a["predicted_s"] > b["predicted_s"] * (1 + TIE)]
+        out.append({"study": study, "workload": workload, "published": [r["config"] for r in published],
+                    "predicted": [r["config"] for r in sorted(rs, key=lambda r: r["predicted_s"])],
+                    "right": not reversed_pairs, "reversed": reversed_pairs})
+    return out
 
 
 def compare(model, results=(), error: float | None = None) -> dict:
@@ -124,8 +139,6 @@ def compare(model, results=(), error: float | None = None) -> dict:
     studies = [ResultsDir(r).load(analysed=True) for r in results]
     runtimes, missing = _runtime_rows(model, studies, error)
     ratios, ranks = _ratio_rows(runtimes), _ranks(runtimes)
-    for rank in ranks:
-        rank["right"] = rank["published"] == rank["predicted"]
     summary = {}
     if ratios:
         errs = [abs(r["error"]) for r in ratios]

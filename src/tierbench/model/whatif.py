@@ -35,6 +35,12 @@ def _median_abs(rows: list[dict]) -> float | None:
     return statistics.median(errs) if errs else None
 
 
+def error_interval(seconds: float, error: float | None) -> list[float] | None:
+    """A prediction +/- the model's median error reproducing the measured configurations (its residuals there);
+    None without an estimate (one configuration of known devices)."""
+    return None if error is None else [seconds / (1 + error), seconds * (1 + error)]
+
+
 def validate(model: Model) -> dict:
     """The model against what was measured: each known configuration predicted from the others, and each job's
     largest size from its smaller ones."""
@@ -94,6 +100,8 @@ def study_model(results, calibrate: list[str] | None = None) -> tuple[Model, Stu
 def predict(results, hardware: list[Hardware], size_bytes: float | None = None, nodes: int | None = None,
             calibrate: list[str] | None = None, years: float = 3.0, published: bool = False) -> dict:
     model, study, unknown = study_model(results, calibrate)
+    checked = validate(model)
+    error = checked["hardware_median_abs_error"]
     rows = []
     for hw in hardware:
         price = hw.price_usd * (nodes or hw.nodes) / hw.nodes if hw.price_usd else None  # the price grows with the nodes
@@ -107,12 +115,13 @@ def predict(results, hardware: list[Hardware], size_bytes: float | None = None, 
             row = {"job": job, "hardware": hw.name, "nodes": hw.nodes, "size_bytes": p.size_bytes,
                    "seconds": p.seconds, "overhead_s": p.overhead_s, "bottleneck": f"{worst['phase']}: {worst['bottleneck']}",
                    "phases": p.phases, "profile_of": p.profile_of, "calibrated_on": p.calibrated_on,
-                   "mb_s": p.size_bytes / 1e6 / p.seconds if p.seconds else None}
+                   "mb_s": p.size_bytes / 1e6 / p.seconds if p.seconds else None,
+                   "cpu_borrowed": model.cpu_borrowed(job, hw.engine), "interval": error_interval(p.seconds, error)}
             if price:
                 c = cost_per_job(p.seconds, price, years)
                 row.update(price_usd=price, jobs_per_day=c.jobs_per_day, usd_per_job=c.usd_per_job)
             rows.append(row)
-    extra, checked = {}, validate(model)
+    extra = {}
     paths = [str(r) for r in ([results] if isinstance(results, (str, Path)) else results)]
     if published:
         from .published import compare
