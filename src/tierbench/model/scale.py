@@ -23,13 +23,12 @@ from dataclasses import asdict, dataclass, field
 
 from ..units import MB, format_size
 from .hardware import Drive, Hardware
+from .rules import SHUFFLE_BUFFER, node_page_cache
 
 # What a Hadoop job of the studies' time used when the study names no figure of its own (Hadoop's defaults)
 TARGET_SPLIT = 128 * MB       # dfs.blocksize: one map per block
 TARGET_SORT_BUFFER = 100 * MB  # mapreduce.task.io.sort.mb
 TARGET_TASK_HEAP = 1 << 30     # a task's JVM heap (-Xmx1g)
-SHUFFLE_BUFFER_SHARE = 0.70    # mapreduce.reduce.shuffle.input.buffer.percent: a reducer's in-memory shuffle
-MIN_CACHE_SHARE = 0.05         # a node's page cache is never less than this share of its memory
 MIN_SORT_BUFFER = 1 * MB       # Hadoop's io.sort.mb is a whole number of MB
 MIN_REDUCER_MEMORY = 8 * MB    # below this a reducer's in-memory shuffle holds no fetch at all
 
@@ -96,7 +95,7 @@ def derive(target: Hardware, target_size: int, data_bytes: int, here: Here, core
     input_per_reducer_t, input_per_reducer = target_size / reducers_t, data_bytes / reducers
     # a reducer's memory there (its heap); here shrunk as its input is
     shuffle = max(MIN_REDUCER_MEMORY, int(task_heap * input_per_reducer / input_per_reducer_t))
-    cache_t = max(target.memory_bytes * MIN_CACHE_SHARE, target.memory_bytes - target.cores * task_heap)
+    cache_t = node_page_cache(target.memory_bytes, target.cores, task_heap)
     cache = int(cache_t * data_bytes / per_node)
     model = ScaleModel(target.name, target_size, data_bytes, s, k, split, max(1, math.ceil(data_bytes / split)),
                        reducers, max(1, round(TARGET_SORT_BUFFER * s / MB)), shuffle, target.cores, target.write_copies,
@@ -140,7 +139,7 @@ def _breaks(m: ScaleModel, t: Hardware, per_node: float, heap_t: int) -> tuple[s
         out.append(f"a reducer merges the output of {m.maps} maps here, of {maps_t:,.0f} there: fewer merge passes "
                    "(the model's data is fewer waves of the same tasks)")
     fetch = m.split_bytes / m.reducers
-    if fetch > 0.25 * SHUFFLE_BUFFER_SHARE * m.reduce_shuffle_bytes and not fetch > 0.25 * SHUFFLE_BUFFER_SHARE * heap_t:
+    if fetch > 0.25 * SHUFFLE_BUFFER * m.reduce_shuffle_bytes and not fetch > 0.25 * SHUFFLE_BUFFER * heap_t:
         out.append("a fetch is more than a quarter of a reducer's in-memory shuffle here, not there: here every fetch "
                    "goes to disk at once, there fetches gather in memory first (the same bytes reach the disk)")
     if m.tasks > 4 * max(1, round(m.rate_factor * t.cores)):
