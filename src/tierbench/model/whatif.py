@@ -92,7 +92,10 @@ def study_model(results, calibrate: list[str] | None = None) -> tuple[Model, Stu
 
 
 def predict(results, hardware: list[Hardware], size_bytes: float | None = None, nodes: int | None = None,
-            calibrate: list[str] | None = None, years: float = 3.0, published: bool = False) -> dict:
+            calibrate: list[str] | None = None, years: float = 3.0, published: bool = False, clouds: list | None = None,
+            cloud_nodes: list[int] | None = None) -> dict:
+    """Each job on each hardware description; with `clouds` (cloud_catalog.Cloud), also every instance x storage
+    option x node count (`cloud_nodes`) of those clouds, ranked by $/job (model/cloud_rank.py): the `cloud` key."""
     model, study, unknown = study_model(results, calibrate)
     rows = []
     for hw in hardware:
@@ -116,10 +119,15 @@ def predict(results, hardware: list[Hardware], size_bytes: float | None = None, 
     if published:
         from .published import compare
         extra["published"] = compare(model)
+    validation = validate(model)
+    if clouds:
+        from .cloud import measured_request_rates
+        from .cloud_rank import rank
+        extra["cloud"] = rank(model, validation, clouds, cloud_nodes, size_bytes, measured_request_rates(results))
     return extra | {"results": [str(r) for r in ([results] if isinstance(results, (str, Path)) else results)], "hardware": [{"name": h.name, "nodes": nodes or h.nodes, "cores": h.cores,
                                                    "data": f"{h.data.count} x {h.data.drive.name}",
                                                    "intermediate": "the data drives" if h.intermediate_on_data
                                                    else f"{h.intermediate.count} x {h.intermediate.drive.name}",
                                                    "write_copies": h.write_copies, "source": h.source} for h in hardware],
             "calibrated_on": sorted(model.machines), "unknown_devices": unknown, "years": years,
-            "validation": validate(model), "predictions": rows, "assumptions": ASSUMPTIONS}
+            "validation": validation, "predictions": rows, "assumptions": ASSUMPTIONS}
