@@ -148,7 +148,7 @@ def _model(cpu_s=64.0, write=4e9, wall=20.0):
 
 def test_rank_prices_every_option_and_marks_one_per_job(catalog):
     model = _model()
-    out = rank(model, {"hardware_median_abs_error": 0.1}, [catalog["aws"]], [2, 4], 1e12)
+    out = rank(model, {"hardware_median_abs_error": 0.1, "hardware": [{"error": 0.1}]}, [catalog["aws"]], [2, 4], 1e12)
     rows = out["rows"]
     aws = catalog["aws"]
     n_options = sum(len(storage_choices(aws, i)) for i in aws.instances.values())
@@ -173,8 +173,12 @@ def test_rank_prices_every_option_and_marks_one_per_job(catalog):
 
 
 def test_the_interval_comes_from_the_validation():
-    assert error_margin({"hardware_median_abs_error": 0.09, "size_median_abs_error": 0.2})[0] == 0.09
-    assert error_margin({"hardware_median_abs_error": None, "size_median_abs_error": 0.2})[0] == 0.2
+    rows = lambda *errs: [{"error": e} for e in errs]
+    margin, why = error_margin({"hardware_median_abs_error": 0.09, "hardware": rows(0.05, -0.09, 0.38),
+                                "size_median_abs_error": 0.2, "size": rows(0.2)})
+    assert margin == 0.09 and "worst was off by 38%" in why and "half of those 3" in why
+    assert error_margin({"hardware_median_abs_error": None, "hardware": [], "size_median_abs_error": 0.2,
+                         "size": rows(-0.2)})[0] == 0.2
     margin, why = error_margin({})
     assert margin is None and "no interval" in why
 

@@ -28,12 +28,13 @@ ASSUMPTIONS = [
 def error_margin(validation: dict) -> tuple[float | None, str]:
     """The +/- share for the intervals: the model's median absolute error reproducing the measured configurations
     (each from the others), else its error predicting the largest size from smaller ones; None when neither exists."""
-    if validation.get("hardware_median_abs_error") is not None:
-        return validation["hardware_median_abs_error"], ("the model's median absolute error reproducing each measured "
-                                                         "configuration from the others (validation.hardware)")
-    if validation.get("size_median_abs_error") is not None:
-        return validation["size_median_abs_error"], ("the model's median absolute error predicting the largest measured "
-                                                     "size from the smaller ones (validation.size)")
+    for key, what in (("hardware", "reproducing each measured configuration from the others"),
+                      ("size", "predicting the largest measured size from the smaller ones")):
+        if validation.get(f"{key}_median_abs_error") is not None:
+            worst = max(abs(r["error"]) for r in validation[key])
+            return validation[f"{key}_median_abs_error"], (
+                f"the model's median absolute error {what} (validation.{key}): half of those {len(validation[key])} "
+                f"predictions were closer, the worst was off by {worst:.0%}")
     return None, "no interval: the study has one configuration of known devices and one size, so no error estimate"
 
 
