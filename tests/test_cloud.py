@@ -133,6 +133,7 @@ def test_the_mark_is_the_cheapest_within_ten_percent_of_the_fastest():
     mark(rows)
     assert [r["fastest"] for r in rows] == [True, False, False, True]
     assert [r["best"] for r in rows] == [False, True, False, True]  # 120 s is over 110: cheap but not as fast
+    assert [(r["rank_seconds"], r["rank_usd"]) for r in rows] == [(1, 3), (2, 2), (3, 1), (1, 1)]
 
 
 def _model(cpu_s=64.0, write=4e9, wall=20.0):

@@ -146,7 +146,7 @@ def cloud_lines(cloud: dict | None, top: int = 10) -> list[str]:
                       f"{cloud['requests_from'][job]}): cheapest within {cloud['within']:.0%} of the fastest: "
                       f"{best['instance']} + {best['storage']} x {best['nodes']}, {_s(best['seconds'])} s, {_usd(best['usd_per_job'])}"]
         lines.append(f"  {'':2}{'cloud':<6} {'instance':<20} {'storage':<22} {'nodes':>5} {'predicted s':>21} "
-                     f"{'$/job':>21}  bottleneck (phase: resource)")
+                     f"{'by time':>7} {'$/job':>21}  bottleneck (phase: resource)")
         for r in shown:
             flag = "* " if r["best"] else ("f " if r["fastest"] else "  ")
             secs = (f"{_s(r['seconds'])} ({_s(r['seconds_range'][0])}-{_s(r['seconds_range'][1])})"
@@ -154,8 +154,9 @@ def cloud_lines(cloud: dict | None, top: int = 10) -> list[str]:
             cost = (f"{_usd(r['usd_per_job'])} ({_usd(r['usd_range'][0])}-{_usd(r['usd_range'][1])})"
                     if "usd_range" in r else _usd(r["usd_per_job"]))
             lines.append(f"  {flag}{r['cloud']:<6} {r['instance']:<20} {r['storage']:<22} {r['nodes']:>5} {secs:>21} "
-                         f"{cost:>21}  {r['bottleneck']}")
-    lines.append("(* the cheapest within 10% of the fastest runtime; f the fastest; cheapest first; $/job: the "
+                         f"{'#' + str(r['rank_seconds']):>7} {cost:>21}  {r['bottleneck']}")
+    lines.append("(* the cheapest within 10% of the fastest runtime; f the fastest; cheapest first, 'by time' the place "
+                 "by runtime; $/job: the "
                  "instances' hours + storage pro-rated to the runtime + requests; assumptions: docs/cloud.md)")
     return lines
 

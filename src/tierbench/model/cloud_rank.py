@@ -58,7 +58,8 @@ def _row(model: Model, job: str, opt, size: float, requests: dict, cloud: Cloud,
 
 
 def mark(rows: list[dict]) -> None:
-    """Per job: the fastest option, and the cheapest of those within 10% of the fastest's runtime ("best")."""
+    """Per job: the fastest option, the cheapest of those within 10% of the fastest's runtime ("best"), and each
+    option's place by $/job and by runtime."""
     for job in dict.fromkeys(r["job"] for r in rows):
         mine = [r for r in rows if r["job"] == job]
         fastest = min(mine, key=lambda r: r["seconds"])
@@ -67,6 +68,9 @@ def mark(rows: list[dict]) -> None:
         for r in mine:
             r["fastest"] = r is fastest
             r["best"] = r is best
+        for key, by in (("rank_usd", "usd_per_job"), ("rank_seconds", "seconds")):  # 1 = cheapest, fastest
+            for i, r in enumerate(sorted(mine, key=lambda r: r[by]), 1):
+                r[key] = i
 
 
 def rank(model: Model, validation: dict, clouds: list[Cloud], nodes: list[int] | None = None,

@@ -7,7 +7,8 @@ from ..document import Paragraph, Section, Table
 from ..formats import fmt, usd
 
 SUMMARY_HEAD = ["job", "size", "which", "cloud", "instance", "storage", "nodes", "predicted s", "$/job", "bottleneck (phase: resource)"]
-OPTIONS_HEAD = ["", "cloud", "instance", "storage", "nodes", "predicted s", "$/job", "bottleneck (phase: resource)"]
+OPTIONS_HEAD = ["", "cloud", "instance", "storage", "nodes", "predicted s", "place by runtime", "$/job",
+                "bottleneck (phase: resource)"]
 TOP = 10
 
 
@@ -48,7 +49,8 @@ def _usd(r: dict) -> str:
 
 def _option(r: dict) -> list[str]:
     which = "cheapest within 10% of the fastest" if r["best"] else ("fastest" if r["fastest"] else "")
-    return [which, r["cloud"], r["instance"], r["storage"], str(r["nodes"]), _seconds(r), _usd(r), r["bottleneck"]]
+    return [which, r["cloud"], r["instance"], r["storage"], str(r["nodes"]), _seconds(r), f"#{r['rank_seconds']}", _usd(r),
+            r["bottleneck"]]
 
 
 def _summary(rows: list[dict]) -> list[list[str]]:
