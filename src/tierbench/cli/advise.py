@@ -19,13 +19,19 @@ def add_parser(subparsers):
                     "intermediate bytes at --size); and what each swept knob did, measured.",
         epilog="examples:\n"
                "  tierbench advise tierbench-results/quickstart\n"
-               "  tierbench advise RESULTS --hardware my-cluster.toml --size 10TB --json")
+               "  tierbench advise RESULTS --hardware my-cluster.toml --size 10TB --json\n"
+               "  tierbench advise RESULTS --cloud aws --size 1TB --nodes 4..32")
     c.add_argument("results", nargs="+", help="a study's results directory, or several of one machine")
     c.add_argument("--hardware", metavar="HW.toml", help="the cluster shape (a file or a shipped name; default: "
                    "the scale model's target, [scale] target in the spec, when it is a shipped one, else "
                    "sandisk-all-hdd): its nodes, cores, network and drive count are kept, its drives are varied")
     c.add_argument("--size", help="the data size to advise for, e.g. 1TB (default: the scale model's target size, "
                    "[scale] size in the spec, when the study has one; else the largest measured)")
+    c.add_argument("--cloud", action="append", default=[], metavar="CLOUD",
+                   help="instead: which instance type, storage (local NVMe, a volume, the object store) and node count "
+                        "of this cloud to pick per job (aws, gcp, azure; repeat for several; docs/cloud.md)")
+    c.add_argument("--cloud-catalog", metavar="FILE", help="with --cloud: your own cloud catalog over the shipped one")
+    c.add_argument("--nodes", help="with --cloud: node counts to try, 8, 4,8,16 or 4..32 (the default)")
     c.add_argument("--json", action="store_true", help="print JSON")
     return c
 
@@ -41,6 +47,8 @@ def run(args) -> int:
     except ValueError as e:
         raise UserError(f"--size: {e}") from None
     choice = choose_size(args.results, size)
+    if args.cloud or args.cloud_catalog or args.nodes is not None:
+        return _cloud(args, choice)
     hw, hw_note = (load_hardware(args.hardware), None) if args.hardware else target_hardware(choice.target)
     model, _, _ = study_model(args.results)
     items = advise(model, hw, choice.size_bytes)
@@ -50,6 +58,31 @@ def run(args) -> int:
         print(json.dumps(head + [a.to_dict() for a in items], indent=2))
         return 0
     for line in notes:
+        print(line)
+    for a in items:
+        print(f"{a.topic}: {a.advice}")
+        for n in a.numbers:
+            print(f"    {n}")
+    return 0
+
+
+def _cloud(args, choice) -> int:
+    """advise --cloud: the ranked cloud options of predict --cloud, said per job."""
+    from ..model.advise import cloud_advice
+    from ..model.cloud import measured_request_rates
+    from ..model.cloud_rank import rank
+    from ..model.whatif import study_model, validate
+    from .predict import cloud_options
+
+    if not args.cloud:
+        raise UserError("--cloud-catalog and --nodes are for --cloud aws|gcp|azure: give --cloud too")
+    clouds, nodes = cloud_options(args)
+    model, _, _ = study_model(args.results)
+    items = cloud_advice(rank(model, validate(model), clouds, nodes, choice.size_bytes, measured_request_rates(args.results)))
+    if args.json:
+        print(json.dumps([a.to_dict() for a in items], indent=2))
+        return 0
+    for line in [choice.note] if choice.note else []:
         print(line)
     for a in items:
         print(f"{a.topic}: {a.advice}")

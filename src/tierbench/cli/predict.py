@@ -25,6 +25,8 @@ def add_parser(subparsers):
                "  tierbench predict RESULTS --hardware hdd.toml --hardware ssd.toml --size 1TB --nodes 8\n"
                "  tierbench predict RESULTS --hardware ssd.toml --calibrate ssd --json > predictions.json\n"
                "  tierbench predict sort-1GB sort-4GB sort-16GB --hardware sandisk-all-hdd --size 1TB\n"
+               "  tierbench predict RESULTS --cloud aws --cloud gcp --size 1TB --nodes 4..32\n"
+               "  tierbench predict RESULTS --cloud azure --cloud-catalog my-prices.toml --nodes 4,6,8\n"
                "  tierbench predict --drives                      the catalog of typical drives, with sources")
     c.add_argument("results", nargs="*", help="a study's results directory (tierbench run --out), or several of one "
                    "machine (e.g. the same study at different sizes: the model fits its overhead against the size); "
@@ -36,7 +38,14 @@ def add_parser(subparsers):
     c.add_argument("--size", help="the data size to predict for, e.g. 1TB (default: the scale model's target "
                    "size, [scale] size in the spec, when the study has one; else the largest measured; "
                    f"{bounds.DATA_SIZE.words()})")
-    c.add_argument("--nodes", help=f"override the hardware's node count ({bounds.NODES.words()})")
+    c.add_argument("--nodes", help=f"override the hardware's node count ({bounds.NODES.words()}); with --cloud, the "
+                   "node counts to try: 8, a list 4,8,16 or a range 4..32 (doubling: 4, 8, 16, 32; the default)")
+    c.add_argument("--cloud", action="append", default=[], metavar="CLOUD",
+                   help="rank every instance type x storage option (local NVMe, volumes, the object store) x node count "
+                        "of this cloud's catalog by $/job and by runtime (aws, gcp, azure; repeat for several; "
+                        "docs/cloud.md)")
+    c.add_argument("--cloud-catalog", metavar="FILE", help="your own cloud catalog (prices, instance types) over the "
+                   "shipped one: a TOML file shaped like it (docs/cloud.md)")
     c.add_argument("--calibrate", help="calibrate on these configurations only (comma-separated; default: every "
                                        "configuration whose devices have known speeds)")
     c.add_argument("--years", default=3, help=f"period for $/job (default: 3, as the studies; {bounds.YEARS.words()})")
@@ -59,18 +68,21 @@ def run(args) -> int:
             print(f"{name:16s} read {d.read_mb_s:>6,.0f} MB/s {d.read_iops:>9,.0f} IOPS   write {d.write_mb_s:>6,.0f} MB/s "
                   f"{d.write_iops:>9,.0f} IOPS   {d.source}")
         return 0
-    if not args.results or not (args.hardware or args.published):
+    if not args.results or not (args.hardware or args.published or args.cloud):
         raise UserError("predict: give a results directory and at least one --hardware HW.toml "
-                        "(or a shipped one: sandisk-all-hdd, sandisk-all-ssd, sandisk-hybrid; tierbench predict --help)")
+                        "(or a shipped one: sandisk-all-hdd, sandisk-all-ssd, sandisk-hybrid) or --cloud aws|gcp|azure "
+                        "(tierbench predict --help)")
     # every option checked before the hardware files are read and before anything is stored in the results
-    nodes = bounds.option("--nodes", args.nodes, bounds.NODES) if args.nodes is not None else None
+    clouds, cloud_nodes = cloud_options(args)
+    nodes = (bounds.option("--nodes", args.nodes, bounds.NODES) if args.nodes is not None and not args.cloud
+             else cloud_nodes[0] if args.cloud and args.nodes is not None else None)
     size = bounds.option_size("--size", args.size, bounds.DATA_SIZE) if args.size is not None else None
     years = bounds.option("--years", args.years, bounds.YEARS)
     hardware = [load_hardware(h) for h in args.hardware]
     choice = choose_size(args.results, size)
     out = predict(args.results, hardware, choice.size_bytes, nodes,
                   [c.strip() for c in args.calibrate.split(",")] if args.calibrate else None, years,
-                  published=args.published)
+                  published=args.published, clouds=clouds, cloud_nodes=cloud_nodes)
     if choice.note and hardware:  # a scale model's study: the size predicted at, and where it came from
         out = {"size": choice.to_dict()} | out
     from ..store import ResultsDir
@@ -78,9 +90,75 @@ def run(args) -> int:
     if args.json:
         print(json.dumps(out, indent=2))
         return 0
-    for line in text_lines(out):
+    for line in text_lines(out) + cloud_lines(out.get("cloud")):
         print(line)
     return 0
+
+
+def cloud_options(args) -> tuple[list, list[int] | None]:
+    """(the clouds of --cloud from the catalog, the node counts of --nodes for them); one-line errors for an unknown
+    cloud, a bad catalog file or node range, or a node range given with --hardware."""
+    from ..model.cloud import node_counts
+    from ..model.cloud_catalog import load_catalog
+
+    if not args.cloud:
+        if args.cloud_catalog:
+            raise UserError("--cloud-catalog: give --cloud aws|gcp|azure too (the catalog is for --cloud)")
+        return [], None
+    catalog = load_catalog(args.cloud_catalog)
+    unknown = [c for c in args.cloud if c not in catalog]
+    if unknown:
+        raise UserError(f"--cloud {unknown[0]}: unknown cloud; the catalog has: {', '.join(catalog)}")
+    nodes = None
+    if args.nodes is not None:
+        try:
+            nodes = node_counts(args.nodes)
+        except ValueError as e:
+            raise UserError(f"--nodes {bounds.shown(args.nodes)}: {e}") from None
+        if nodes[-1] > bounds.NODES.high:
+            raise UserError(f"--nodes {bounds.shown(args.nodes)}: {bounds.NODES.words()}")
+        if args.hardware and len(nodes) > 1:
+            raise UserError(f"--nodes {bounds.shown(args.nodes)}: a list or range is for --cloud; with --hardware too, "
+                            "give one node count")
+    return [catalog[c] for c in dict.fromkeys(args.cloud)], nodes
+
+
+def _usd(x: float) -> str:
+    return f"${x:,.2f}" if x >= 0.1 else f"${x:.2g}"
+
+
+def _s(x: float) -> str:
+    return f"{x:,.0f}" if x >= 100 else f"{x:.3g}"
+
+
+def cloud_lines(cloud: dict | None, top: int = 10) -> list[str]:
+    """Per job, the `top` cheapest options and the fastest, marked; every option is in --json and predictions.json."""
+    if not cloud:
+        return []
+    where = "; ".join(f"{c['name']} {c['region']} (prices read {c['read']})" for c in cloud["clouds"])
+    margin = (f"+/- {cloud['margin']:.0%}: {cloud['margin_from']}" if cloud["margin"] is not None else cloud["margin_from"])
+    lines = ["", f"cloud: {where}; nodes {', '.join(map(str, cloud['nodes']))}; intervals {margin}"]
+    for job in dict.fromkeys(r["job"] for r in cloud["rows"]):
+        rows = [r for r in cloud["rows"] if r["job"] == job]
+        shown = rows[:top] + [r for r in rows[top:] if r["fastest"] or r["best"]]
+        best = next(r for r in rows if r["best"])
+        lines += ["", f"{job} at {format_size(best['size_bytes'])} ({len(rows)} options, requests "
+                      f"{cloud['requests_from'][job]}): cheapest within {cloud['within']:.0%} of the fastest: "
+                      f"{best['instance']} + {best['storage']} x {best['nodes']}, {_s(best['seconds'])} s, {_usd(best['usd_per_job'])}"]
+        lines.append(f"  {'':2}{'cloud':<6} {'instance':<20} {'storage':<22} {'nodes':>5} {'predicted s':>21} "
+                     f"{'by time':>7} {'$/job':>21}  bottleneck (phase: resource)")
+        for r in shown:
+            flag = "* " if r["best"] else ("f " if r["fastest"] else "  ")
+            secs = (f"{_s(r['seconds'])} ({_s(r['seconds_range'][0])}-{_s(r['seconds_range'][1])})"
+                    if "seconds_range" in r else _s(r["seconds"]))
+            cost = (f"{_usd(r['usd_per_job'])} ({_usd(r['usd_range'][0])}-{_usd(r['usd_range'][1])})"
+                    if "usd_range" in r else _usd(r["usd_per_job"]))
+            lines.append(f"  {flag}{r['cloud']:<6} {r['instance']:<20} {r['storage']:<22} {r['nodes']:>5} {secs:>21} "
+                         f"{'#' + str(r['rank_seconds']):>7} {cost:>21}  {r['bottleneck']}")
+    lines.append("(* the cheapest within 10% of the fastest runtime; f the fastest; cheapest first, 'by time' the place "
+                 "by runtime; $/job: the "
+                 "instances' hours + storage pro-rated to the runtime + requests; assumptions: docs/cloud.md)")
+    return lines
 
 
 def _pct(x) -> str:

@@ -98,7 +98,10 @@ def study_model(results, calibrate: list[str] | None = None) -> tuple[Model, Stu
 
 
 def predict(results, hardware: list[Hardware], size_bytes: float | None = None, nodes: int | None = None,
-            calibrate: list[str] | None = None, years: float = 3.0, published: bool = False) -> dict:
+            calibrate: list[str] | None = None, years: float = 3.0, published: bool = False, clouds: list | None = None,
+            cloud_nodes: list[int] | None = None) -> dict:
+    """Each job on each hardware description; with `clouds` (cloud_catalog.Cloud), also every instance x storage
+    option x node count (`cloud_nodes`) of those clouds, ranked by $/job (model/cloud_rank.py): the `cloud` key."""
     model, study, unknown = study_model(results, calibrate)
     checked = validate(model)
     error = checked["hardware_median_abs_error"]
@@ -125,7 +128,11 @@ def predict(results, hardware: list[Hardware], size_bytes: float | None = None, 
     paths = [str(r) for r in ([results] if isinstance(results, (str, Path)) else results)]
     if published:
         from .published import compare
-        extra["published"] = compare(model, paths, checked["hardware_median_abs_error"])
+        extra["published"] = compare(model, paths, error)
+    if clouds:
+        from .cloud import measured_request_rates
+        from .cloud_rank import rank
+        extra["cloud"] = rank(model, checked, clouds, cloud_nodes, size_bytes, measured_request_rates(results))
     return extra | {"results": paths, "hardware": [{"name": h.name, "nodes": nodes or h.nodes, "cores": h.cores,
                                                    "data": f"{h.data.count} x {h.data.drive.name}",
                                                    "intermediate": "the data drives" if h.intermediate_on_data

@@ -12,7 +12,7 @@ WHATIF_CHECK_HEAD = ["job", "configuration", "predicted from", "predicted s", "m
 
 def sections(ctx: ReportContext) -> list[Section]:
     p = ctx.facts.predictions
-    if not p:
+    if not p or not p["predictions"]:  # (`predict --cloud` alone: the cloud section has its own)
         return []
     sec = Section("What-if: predicted on other hardware", 2, [
         Paragraph(f"From `tierbench predict`, calibrated on {', '.join(p['calibrated_on'])}. Hardware: {_hardware(p)}. "
