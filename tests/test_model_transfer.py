@@ -1,8 +1,7 @@
 """The scale model's runs carried to the cluster they model (model/transfer.py) and the published table built from
 them (model/published.py), on committed real results: tests/fixtures/scale-model-results is a `tierbench
 quickstart` (the SanDisk TeraSort study scaled to one machine, hadoop engine, 3 repeats) recorded 2026-11-26 on
-a 2-core VM while other work ran beside it (its ratios are not the quiet machine's: these tests check the
-arithmetic, bench/bench_model.py the figures)."""
+a 2-core VM (these tests check the arithmetic; bench/bench_model.py prints the figures, docs/model.md has them)."""
 
 import math
 import shutil
