@@ -57,13 +57,18 @@ def run(args) -> int:
         head = [_scale_item(choice, notes, hw, args.hardware)] if notes else []
         print(json.dumps(head + [a.to_dict() for a in items], indent=2))
         return 0
+    _print(notes, items)
+    return 0
+
+
+def _print(notes: list[str], items) -> None:
+    """The notes first (the size and cluster advised at), then each piece of advice with its numbers."""
     for line in notes:
         print(line)
     for a in items:
         print(f"{a.topic}: {a.advice}")
         for n in a.numbers:
             print(f"    {n}")
-    return 0
 
 
 def _cloud(args, choice) -> int:
@@ -82,12 +87,7 @@ def _cloud(args, choice) -> int:
     if args.json:
         print(json.dumps([a.to_dict() for a in items], indent=2))
         return 0
-    for line in [choice.note] if choice.note else []:
-        print(line)
-    for a in items:
-        print(f"{a.topic}: {a.advice}")
-        for n in a.numbers:
-            print(f"    {n}")
+    _print([choice.note] if choice.note else [], items)
     return 0
 
 
