@@ -16,6 +16,8 @@ OPTIONS = {  # each verb and what its --help must mention
     "quickstart": ["--out", "--resume", "results/quickstart", "--local", "emulate"],
     "report": ["dir"],
     "results": ["dir", "--format", "{json,csv}"],
+    "compare": ["DIR", "--out", "--allow", "--allow-mixed", "--fail-if-slower", "--json", "tierbench-compare",
+                "baseline", "exit status"],
     "workloads": [],
     "probe": ["spec", "--out", "--size"],
     "check": ["spec", "--dir", "--json", "swappiness", "noatime", "[cluster]", "Exit status 1"],

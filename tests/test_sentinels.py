@@ -16,6 +16,7 @@ import pytest
 from tierbench.cli.main import VERBS, main
 
 FIXTURES = Path(__file__).parent / "fixtures"
+COMPARE = FIXTURES / "compare"
 
 
 def snapshot(tree: Path) -> dict:
@@ -74,6 +75,8 @@ def commands(tree: Path) -> list[list[str]]:
         ["check", "--dir", str(tree / "docs")],
         ["cost", "--runtime-s", "inf", "--price-usd", "1"], ["cost", "--runtime-s", "100", "--price-usd", "37561"],
         ["workloads"],
+        ["compare", results, results], ["compare", str(COMPARE / "base-results"), str(COMPARE / "rerun-results"), "--out", results],
+        ["compare", str(COMPARE / "base-results"), str(COMPARE / "rerun-results"), "--out", str(tree / "link-to-docs")],
     ]
 
 

@@ -10,9 +10,9 @@ import sys
 
 from .. import __version__, processes
 from ..errors import UserError
-from . import advise, check, cost, emulate, predict, probe, quickstart, report, results, run, services, workloads
+from . import advise, check, compare, cost, emulate, predict, probe, quickstart, report, results, run, services, workloads
 
-VERBS = (run, quickstart, report, results, workloads, probe, check, predict, advise, services, emulate, cost)  # in the order --help lists them
+VERBS = (run, quickstart, report, results, compare, workloads, probe, check, predict, advise, services, emulate, cost)  # in the order --help lists them
 
 EPILOG = """\
 examples:
@@ -21,6 +21,7 @@ examples:
   tierbench run study.toml --resume            continue a study that was interrupted
   tierbench report tierbench-results/quick     re-render the report from stored results, offline
   tierbench results tierbench-results/quick --format csv > runs.csv
+  tierbench compare old-cluster new-cluster --fail-if-slower 5%   same spec, two clusters: faster/slower per job
   tierbench workloads                          what can run, with parameters and metrics
   tierbench probe study.toml                   measure the study's devices with fio (ceilings for the report)
   tierbench check study.toml                   the studies' OS advice (swappiness, noatime, ...) on every node
