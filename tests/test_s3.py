@@ -7,6 +7,7 @@ import os
 import pytest
 
 from conftest import DFSIO_SMALL, SMALL_WORKLOADS, TERA_SMALL, daemon_pid, write_spec
+from test_s3_requests import s3a_requests_match_the_run_and_haproxy
 
 
 @pytest.fixture(scope="module")
@@ -267,12 +268,15 @@ def test_each_committer_commits_a_teragen_and_a_dfsio_write_on_s3(ceph, tb, monk
     d, endpoint, creds, _ = ceph
     for k, v in _env(creds).items():
         monkeypatch.setenv(k, v)
+    admin = json.loads((d / "svc" / "service.json").read_text())["balancer_admin"]  # (HAProxy's count of each run)
     spec = write_spec(d / "commit.toml", _committer_study(d, endpoint, "committers", 'master = "local[2]"\ndriver_memory = "1g"',
-                                                          COMMITTERS, "commit", '[[workloads]]\nname = "dfsio-write"\nfiles = 2\nfile_size = "2MB"\n'))
+                                                          COMMITTERS, "commit", '[[workloads]]\nname = "dfsio-write"\nfiles = 2\nfile_size = "2MB"\n')
+                      .replace('committer = "', f'balancer_admin = "{admin}", committer = "'))
     out = tb("run", spec, "--out", d / "commit-res", timeout=1200)
     assert out.returncode == 0, out.stderr[-3000:]
     recs = [json.loads(l) for l in (d / "commit-res" / "runs.jsonl").read_text().splitlines()]
     assert all(r["status"] == "ok" for r in recs), [r["error"] for r in recs if r["error"]]
+    s3a_requests_match_the_run_and_haproxy(recs, files=2)  # each committer's requests, as S3A counted them
     assert len({r["details"]["checksum"] for r in recs if r["workload"] in ("teragen", "teravalidate")}) == 1
     for r in recs:
         if r["workload"] in ("teragen", "terasort", "dfsio-write"):
@@ -304,11 +308,16 @@ tasks = 2
 [[workloads]]
 name = "wordcount"
 """
-    spec = write_spec(d / "hadoop-s3.toml", _committer_study(d, endpoint, "hadoop-s3", 'kind = "hadoop"', ("magic",), "hadoop", more))
+    admin = json.loads((d / "svc" / "service.json").read_text())["balancer_admin"]  # (HAProxy's count of each run)
+    spec = write_spec(d / "hadoop-s3.toml", _committer_study(d, endpoint, "hadoop-s3", 'kind = "hadoop"', ("magic",), "hadoop", more)
+                      .replace('committer = "magic"', f'committer = "magic", balancer_admin = "{admin}"'))
     out = tb("run", spec, "--out", d / "hadoop-s3-res", timeout=1200)
     assert out.returncode == 0, out.stderr[-3000:]
     recs = [json.loads(l) for l in (d / "hadoop-s3-res" / "runs.jsonl").read_text().splitlines()]
     assert len(recs) == 7 and all(r["status"] == "ok" for r in recs), [r["error"] for r in recs if r["error"]]
+    # S3A's request counts, from the statistics each S3AFileSystem logged as the job's JVM closed it
+    assert {r["engine_conf"]["fs.iostatistics.logging.level"] for r in recs} == {"info"}
+    s3a_requests_match_the_run_and_haproxy(recs, files=2)
     by = {r["workload"]: r for r in recs}
     # TestDFSIO on the bucket (its default file system there), the text jobs on their s3a paths
     assert by["dfsio-write"]["metrics"]["data_mb"] == by["dfsio-read"]["metrics"]["data_mb"] == 4
@@ -357,13 +366,19 @@ intermediate = ["{d}/tmp"]
 name = "dfsio-write"
 files = 4
 file_size = "4MB"
+[[workloads]]
+name = "dfsio-read"
 """)
     out = tb("run", spec, "--out", d / "gw-res", timeout=1200)
     assert out.returncode == 0, out.stderr[-3000:]
-    recs = {r["config"]: r for r in map(json.loads, (d / "gw-res" / "runs.jsonl").read_text().splitlines())}
-    assert all(r["status"] == "ok" for r in recs.values()), [r["error"] for r in recs.values()]
+    runs = [json.loads(line) for line in (d / "gw-res" / "runs.jsonl").read_text().splitlines()]
+    assert all(r["status"] == "ok" for r in runs), [r["error"] for r in runs]
+    recs = {r["config"]: r for r in runs if r["workload"] == "dfsio-write"}
     one, two = recs["rgw.gateways-1"]["details"]["gateways"], recs["rgw.gateways-2"]["details"]["gateways"]
     assert one["serving"] == 1 and one["requests"]["gw"] > 0 and one["requests"]["gw2"] == 0, one
     assert two["serving"] == 2 and min(two["requests"].values()) > 0, two
+    s3a_requests_match_the_run_and_haproxy(runs, files=4)
     md = (d / "gw-res" / "report.md").read_text()
     assert "## Gateways" in md and "| dfsio-write | rgw.gateways-1 | haproxy | 1 | gw " in md
+    assert "## Object store requests" in md and "| dfsio-read | rgw.gateways-2 | 1 |" in md
+

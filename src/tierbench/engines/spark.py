@@ -23,6 +23,7 @@ from .. import processes
 from ..job import JobOutcome, JobRequest
 from ..redaction import mask, mask_file, redact
 from ..toolchain import pid_alive
+from . import s3a_requests
 from .base import Engine, EngineError
 from .jobs_jar import jobs_jar
 from .spark_confine import ExecutorConfinement, worker_ids
@@ -157,6 +158,10 @@ class SparkApp:
         """A request to the node agents (between jobs): see spark_worker's protocol."""
         self._send(req)
         return self._next_event()
+
+    def s3a_counters(self) -> dict:
+        """S3A's counters in the application's JVM, between jobs (S3AStatistics.java)."""
+        return self.agents({"s3a": "snapshot"})
 
     def stop(self) -> None:
         from ..sampling.procfs import descendants
@@ -338,7 +343,19 @@ class SparkEngine(Engine):
     def run(self, req: JobRequest, on_progress) -> JobOutcome:
         if self.unconfined and self._app is not None and self._app.uncovered:  # the run does not claim a budget held
             self.unconfined(self._app.uncovered)
-        return req.workload.definition.spark_run(req, self._job, on_progress)
+        before = self._s3a_counters()
+        outcome = req.workload.definition.spark_run(req, self._job, on_progress)
+        if outcome.ok and self._app is not None:  # the requests S3A made during the run, by kind
+            outcome.result.update(s3a_requests.from_snapshots(before, self._s3a_counters(),
+                                                                    s3a_requests.spark_not_covering(self.spec.master)))
+        return outcome
+
+    def _s3a_counters(self) -> dict:
+        try:
+            return self._app.s3a_counters()
+        except EngineError:  # (as _job: the application is gone, the next run starts a fresh one)
+            self._app, self._variant = None, None
+            raise
 
     def _job(self, job: str, params: dict, on_progress) -> JobOutcome:
         try:

@@ -8,12 +8,14 @@ log instead):
 
   parent -> worker (stdin):  {"job": NAME, "params": {...}}   |  {"stop": true}  |  {"idle": true}
                              {"agents": "drain"} | {"agents": "hosts"} | {"agents": "command", "cmd": {...}}
+                             {"s3a": "snapshot"} (S3A's counters in this JVM: S3AStatistics.java)
                              (the node agents of sampling/nodes.py, when spark.plugins has NodeAgentPlugin)
   worker -> parent:          {"event": "ready", "spark_version": ..., "conf": {...}}
                              {"event": "progress", "stage": N, "stages": M, "done": D, "total": T}
                              {"event": "result", "ok": true, "result": {...}, "wall_s": S}
                              {"event": "result", "ok": false, "error": "..."}
                              {"event": "agents", "messages": [...]} | {"event": "agents", "hosts": [...]}
+                             {"event": "s3a", "filesystems": N, "counters": {...}} | {"event": "s3a", "error": "..."}
                              {"event": "idle"} (after a garbage collection, so that Spark's cleaner removes
                              what finished jobs left before another configuration's runs are measured)
 """
@@ -82,6 +84,9 @@ def main() -> None:
             time.sleep(0.3)
             _send(proto, {"event": "idle"})
             continue
+        if "s3a" in req:  # between jobs: S3A's counters in this JVM (the spark engine takes a run's difference)
+            _send(proto, _s3a_counters(sc))
+            continue
         if "agents" in req:  # between jobs: the node agents' messages, executor hosts, or a command for the agents
             _send(proto, _agents(sc, req))
             continue
@@ -120,6 +125,13 @@ def _agents(sc, req: dict) -> dict:
         return {"event": "agents", "hosts": json.loads(plugin.executorHosts(sc._jsc.sc()))}
     plugin.command(json.dumps(req["cmd"]))
     return {"event": "agents", "messages": []}
+
+
+def _s3a_counters(sc) -> dict:
+    try:
+        return {"event": "s3a", **json.loads(sc._jvm.tierbench.agent.S3AStatistics.snapshot())}
+    except Exception as e:  # (py4j's errors) the counts are not seen, so none are claimed
+        return {"event": "s3a", "error": str(e).splitlines()[0] if str(e) else type(e).__name__}
 
 
 def _jvm_death(sc) -> str | None:

@@ -14,13 +14,19 @@ def _discover() -> dict[str, Workload]:
 WORKLOADS: dict[str, Workload] = _discover()
 
 
+ENGINE_DETAILS = ("s3a_requests", "s3a_statistics", "s3a_not_covering")  # the engines' (engines/s3a_requests.py)
+
+
 def measure(workload: str, job: dict, wall_s: float, produced: dict | None = None) -> Measurement:
     """A run's metrics from its job result (the workload's own measure), plus the engine-side facts any
-    workload has: Hadoop's job counters and the JVM's whole time."""
+    workload has: Hadoop's job counters, the JVM's whole time, S3A's requests."""
     m = WORKLOADS[workload].measure(job, wall_s, produced or {})
     m.metrics.update(job.get("counter_metrics", {}))
     if "process_s" in job:
         m.metrics["process_s"] = job["process_s"]
     if job.get("counters"):
         m.details["counters"] = job["counters"]
+    for key in ENGINE_DETAILS:
+        if key in job:
+            m.details[key] = job[key]
     return m

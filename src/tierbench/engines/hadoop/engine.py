@@ -21,6 +21,7 @@ from ...units import MB
 from ..base import Engine
 from ..jobs_jar import jobs_jar
 from . import logparse
+from .. import s3a_requests
 from ...storage.types import COMMITTER_KEY, hadoop_committer_settings
 from .runtime import classpath
 
@@ -31,6 +32,7 @@ from .runtime import classpath
 # settings still win. Its local runner (ParallelLocalProtocolProvider.java) is Hadoop's without forcing a job's maps
 # to 1: TeraGen writes with as many maps as it is given (`tasks`), as a node's task slots do.
 LOCAL_FRAMEWORK = "tierbench-local"
+S3A_LOGGING_KEY = "fs.iostatistics.logging.level"  # Hadoop's: the level S3AFileSystem.close() logs its IOStatistics at
 DURABLE_LOCAL_CONF = {"fs.file.impl": "tierbench.io.SyncingLocalFileSystem", "mapreduce.framework.name": LOCAL_FRAMEWORK}
 # on YARN the tasks run in the NodeManagers' JVMs, whose classpath tierbench does not set
 YARN_SYNC_GAPS = ("MapReduce on YARN does not sync its map outputs (intermediate data) before a task ends",
@@ -86,6 +88,8 @@ class HadoopEngine(Engine):
         d.update(hadoop_committer_settings(req.storage_conf.get(COMMITTER_KEY)))
         for connector in self._connectors:
             d.update(connector.settings)
+        if self._logs_s3a:  # each S3A file system logs its request counters as the JVM closes it (s3a_requests.py)
+            d[S3A_LOGGING_KEY] = "info"
         d.update(self.spec.conf)
         return d
 
@@ -99,6 +103,19 @@ class HadoopEngine(Engine):
         if self.durable_local:
             jars += (str(jobs_jar()),)  # SyncingLocalFileSystem
         return [java_bin(), "-Xmx1g", *ADD_OPENS.split(), "-cp", classpath(self.conf_dir, jars), wl.hadoop_main, *opts, *args]
+
+    @property
+    def _logs_s3a(self) -> bool:
+        """A storage of the run needs a connector: S3A's, whose statistics the job's log is to hold."""
+        return any(c.fetch_jars for c in self._connectors)
+
+    def _s3a_details(self, text: str) -> dict:
+        if not self._logs_s3a:
+            return {}
+        not_covering = [] if self.spec.mode == "local" else [
+            "the tasks' and the MapReduce ApplicationMaster's requests: on YARN they run in containers of their own, "
+            "whose logs tierbench does not read (these are the job client's)"]
+        return s3a_requests.from_log(text, not_covering)
 
     def run(self, req: JobRequest, on_progress) -> JobOutcome:
         req.scratch.mkdir(parents=True, exist_ok=True)
@@ -133,6 +150,7 @@ class HadoopEngine(Engine):
         except (ValueError, KeyError, OSError) as e:
             return JobOutcome(False, process_s, error=f"could not read the job's results from its log: {e}", log=str(log_path))
         result["process_s"] = process_s
+        result.update(self._s3a_details(text))
         return JobOutcome(True, wall if wall is not None else process_s, result, log=str(log_path))
 
     def close(self) -> None:
