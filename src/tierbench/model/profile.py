@@ -170,8 +170,7 @@ def _hadoop_stages(run: StoredRun) -> list[dict]:
     reducers = int(run.params.get("partitions") or 0) or (1 if fetched else 0)
     shuffled_maps = fw.get("Shuffled Maps ", fw.get("Shuffled Maps", 0)) or 0
     maps = shuffled_maps // reducers if reducers and shuffled_maps else int(run.params.get("tasks") or 1)
-    records = fw.get("Map output records", 0) or 0
-    spill = max(0.0, (fw.get("Spilled Records", 0) or 0) / records - 1) * shuffle if records and shuffle else 0.0
+    spill = (_hadoop_spilled(fw) - 1) * shuffle if shuffle else 0.0  # the writes beyond the first
     phases = [p for p in run.details.get("phases", []) if p.get("level", 1) == 1]
     output = (run.io.get("output_mb") or 0) * MiB
     stages = []
@@ -188,13 +187,19 @@ def _hadoop_stages(run: StoredRun) -> list[dict]:
     return stages
 
 
+def _hadoop_spilled(framework: dict) -> float:
+    """Hadoop's "Spilled Records" per "Map output record": how many times each was written to local disk."""
+    records = framework.get("Map output records", 0) or 0
+    return max(1.0, (framework.get("Spilled Records", 0) or 0) / records) if records else 1.0
+
+
 def spilled_per_shuffle(run: StoredRun, stages: list[dict]) -> float:
     """Intermediate bytes the run wrote per byte of its shuffle: Hadoop's "Spilled Records" over its "Map output
     records" (each spill and merge pass writes every record again), or Spark's (shuffle written + spilled) over
     shuffle written; 1 when the record says neither."""
     framework = _framework(run)
     if framework.get("Map output records") and framework.get("Map output materialized bytes"):
-        return max(1.0, framework.get("Spilled Records", 0) / framework["Map output records"])
+        return _hadoop_spilled(framework)
     written = sum(s.get("shuffle_write_bytes", 0) or 0 for s in stages)
     spilled = sum(s.get("disk_spill_bytes", 0) or 0 for s in stages)
     return 1.0 + spilled / written if written > 0 else 1.0

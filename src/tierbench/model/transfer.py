@@ -23,7 +23,7 @@ import numpy as np
 
 from ..analysis.stats import median_interval
 from ..store import StoredStudy
-from .hardware import Hardware, catalog
+from .hardware import Hardware, catalog, load_hardware
 
 STANDS_FOR_TOLERANCE = 0.02  # an emulated device's figures / (the catalog drive's x k): a whole number of drives
 
@@ -58,8 +58,6 @@ def _drives(entries: list[dict], k: float) -> tuple[str, int] | None:
 def modelled_config(stored: StoredStudy, hw: Hardware) -> str | None:
     """The configuration of a scale model's study that models a node of `hw`: the target's nodes, cores, memory
     and copies, the same drives for data and (when `hw` has its own) intermediate data. None when there is none."""
-    from .hardware import load_hardware
-
     scale = stored.study.spec.get("scale")
     if not scale:
         return None
