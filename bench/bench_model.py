@@ -44,7 +44,7 @@ def main() -> int:
     print()
     for r in out["ranks"]:
         print(f"order {r['study']} {r['workload']}: {'right' if r['right'] else 'WRONG'} "
-              f"(published {' < '.join(r['published'])}; predicted {' < '.join(r['predicted'])})")
+              f"(published {' < '.join(r['published'])}; predicted {r['predicted_order']}; '=': a tie within 1%)")
     s = out["summary"]
     for key in ("ratios", "runtimes"):
         if key in s:

@@ -13,7 +13,7 @@ import pytest
 from conftest import tierbench
 from tierbench.model.hardware import hardware_from_dict, load_hardware
 from tierbench.model.published import compare
-from tierbench.model.transfer import active_seconds, modelled_config, time_factor, transfer
+from tierbench.model.transfer import active_seconds, equivalent_configs, modelled_config, time_factor, transfer
 from tierbench.model.whatif import study_model
 from tierbench.store import ResultsDir
 
@@ -52,6 +52,32 @@ def test_a_job_is_carried_from_its_active_time_at_the_target_size_only():
     assert transfer(STUDY, "dfsio-write", hw) is None
 
 
+def test_a_job_that_used_no_intermediate_device_of_its_own_pools_the_configurations_on_the_same_drives():
+    k = SCALE["rate_factor"]
+    # TeraGen writes no intermediate data: on the hybrid its SSD moved under 1% of its bytes (staging files), so
+    # all-HDD's and the hybrid's TeraGens are one job on the same emulated HDDs, their runs pooled
+    assert equivalent_configs(STUDY, "teragen", "hybrid", k) == ["hybrid", "hdd"]
+    assert equivalent_configs(STUDY, "teragen", "hdd", k) == ["hdd", "hybrid"]
+    assert equivalent_configs(STUDY, "teragen", "ssd", k) == ["ssd"]  # other drives
+    hybrid, hdd = (transfer(STUDY, "teragen", load_hardware(h)) for h in ("sandisk-hybrid", "sandisk-all-hdd"))
+    assert hybrid.runs == hdd.runs == 6 and hybrid.pooled == ("hdd",) and hdd.pooled == ("hybrid",)
+    assert hybrid.seconds == hdd.seconds
+    # TeraSort's shuffle went to the hybrid's SSD: not the same job
+    assert equivalent_configs(STUDY, "terasort", "hybrid", k) == ["hybrid"]
+    assert equivalent_configs(STUDY, "terasort", "hdd", k) == ["hdd"]
+    assert transfer(STUDY, "terasort", load_hardware("sandisk-hybrid")).pooled == ()
+
+
+def test_runs_without_device_samples_are_not_pooled():
+    from dataclasses import replace
+
+    from tierbench.model.transfer import _intermediate_unused
+
+    runs = [r for r in STUDY.latest_ok().values() if r.config == "hybrid" and r.workload == "teragen"]
+    assert _intermediate_unused(STUDY, runs)
+    assert not _intermediate_unused(STUDY, [replace(runs[0], samples={})])
+
+
 def test_the_published_table_comes_from_the_scale_model_and_adds_up():
     model, _, _ = study_model(FIXTURE)
     out = compare(model, [FIXTURE], 0.1)
@@ -67,8 +93,13 @@ def test_the_published_table_comes_from_the_scale_model_and_adds_up():
         other = runtimes[(r["workload"], r["compared"].split(" / ")[0])]
         assert r["predicted_ratio"] == pytest.approx(other["predicted_s"] / base["predicted_s"])
         assert r["interval"][0] <= r["predicted_ratio"] <= r["interval"][1]
-    for rank in out["ranks"]:  # (no ties here: the order is right when it is the published one)
-        assert rank["right"] == (rank["published"] == rank["predicted"]) == (not rank["reversed"])
+    for rank in out["ranks"]:  # the order is right when it is the published one, ties aside
+        assert rank["right"] == (not rank["reversed"])
+        assert rank["right"] == (rank["predicted_order"].replace(" = ", " < ").split(" < ") == rank["published"]
+                                 or " = " in rank["predicted_order"])
+    gen = next(r for r in out["ranks"] if r["workload"] == "teragen")  # the pooled TeraGens: a tie, no order
+    assert gen["right"] and gen["predicted_order"].split(" < ")[0] == "all_ssd"
+    assert set(gen["predicted_order"].split(" < ")[1].split(" = ")) == {"all_hdd", "hdd_plus_ssd_intermediate"}
     assert out["summary"]["ranks"]["of"] == 3
     assert out["summary"]["runtimes"]["of"] == 9 and out["summary"]["ratios"]["of"] == 6
     assert out["summary"]["ratios"]["median_abs_error"] == pytest.approx(
@@ -91,6 +122,6 @@ def test_an_order_is_wrong_only_where_a_pair_is_reversed_beyond_a_tie():
     def rows(*pairs):
         return [{"study": "s", "workload": "w", "config": c, "published_s": p, "predicted_s": q} for c, p, q in pairs]
     tie = _ranks(rows(("ssd", 1, 10), ("hybrid", 2, 50.2), ("hdd", 3, 50)))[0]  # hybrid and hdd within 1%: a tie
-    assert tie["right"] and tie["reversed"] == []
+    assert tie["right"] and tie["reversed"] == [] and tie["predicted_order"] == "ssd < hdd = hybrid"
     wrong = _ranks(rows(("ssd", 1, 60), ("hybrid", 2, 50), ("hdd", 3, 55)))[0]
     assert not wrong["right"] and wrong["reversed"] == [("ssd", "hybrid"), ("ssd", "hdd")]

@@ -221,7 +221,7 @@ def _published_lines(out: dict) -> list[str]:
                      f"predicted {r['predicted_ratio']:5.2f} ({lo:.2f}-{hi:.2f})  {_pct(r['error'])}")
     for r in pub["ranks"]:
         lines.append(f"  {r['study']:<23} {r['workload']:<11} order fastest first: published {' < '.join(r['published'])}; "
-                     f"predicted {'the same' if r['published'] == r['predicted'] else ' < '.join(r['predicted'])}"
+                     f"predicted {'the same' if r['predicted_order'] == ' < '.join(r['published']) else r['predicted_order']}"
                      f"{'' if r['right'] else ' (reversed: ' + ', '.join(f'{a} / {b}' for a, b in r['reversed']) + ')'}")
     s = pub["summary"]
     for key, what in (("ratios", "ratios to all-HDD"), ("runtimes", "runtimes")):

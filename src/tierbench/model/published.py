@@ -55,8 +55,10 @@ def _predicted(model, studies: list, workload: str, config: str, size: int, erro
     for stored in studies:
         t = transfer(stored, workload, hw, size)
         if t:
+            pooled = (f" pooled with {', '.join(t.pooled)}'s (the same job on the same drives: no intermediate device "
+                      f"of their own used)") if t.pooled else ""
             return {"seconds": t.seconds, "interval": list(t.interval), "method": "scale model",
-                    "how": f"{t.runs} runs of {t.config} ({t.interval_kind}), x {t.time_factor:,.0f} "
+                    "how": f"{t.runs} runs of {t.config}{pooled} ({t.interval_kind}), x {t.time_factor:,.0f} "
                            f"(k x the target's data per node / the model's)"}
     job = next((p.job for p in model.profiles if p.workload == workload and p.job in model.overheads), None)
     if job is None:
@@ -127,10 +129,19 @@ def _ranks(runtimes: list[dict]) -> list[dict]:
         published = sorted(rs, key=lambda r: r["published_s"])
         reversed_pairs = [(a["config"], b["config"]) for i, a in enumerate(published) for b in published[i + 1:]
                           if a["predicted_s"] > b["predicted_s"] * (1 + TIE)]
+        predicted = sorted(rs, key=lambda r: r["predicted_s"])
         out.append({"study": study, "workload": workload, "published": [r["config"] for r in published],
-                    "predicted": [r["config"] for r in sorted(rs, key=lambda r: r["predicted_s"])],
+                    "predicted": [r["config"] for r in predicted], "predicted_order": _order_text(predicted),
                     "right": not reversed_pairs, "reversed": reversed_pairs})
     return out
+
+
+def _order_text(predicted: list[dict]) -> str:
+    """The configurations fastest first, "a < b", a tie within TIE "a = b"."""
+    text = predicted[0]["config"]
+    for prev, r in zip(predicted, predicted[1:]):
+        text += (" = " if r["predicted_s"] <= prev["predicted_s"] * (1 + TIE) else " < ") + r["config"]
+    return text
 
 
 def compare(model, results=(), error: float | None = None) -> dict:

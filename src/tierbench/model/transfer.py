@@ -21,11 +21,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..analysis.observation import device_roles
 from ..analysis.stats import median_interval
-from ..store import StoredStudy
+from ..store import StoredRun, StoredStudy
 from .hardware import Hardware, catalog, load_hardware
 
 STANDS_FOR_TOLERANCE = 0.02  # an emulated device's figures / (the catalog drive's x k): a whole number of drives
+UNUSED_SHARE = 0.01  # a device that moved under 1% of a run's device bytes: the job did not use it (staging files)
 
 
 @dataclass(frozen=True)
@@ -41,6 +43,7 @@ class Transferred:
     time_factor: float       # target seconds per second of the model's active time
     active_s: list[float]    # each run's active time here (its phases)
     runs: int
+    pooled: tuple[str, ...] = ()  # the configurations whose runs were pooled with `config`'s (equivalent_configs)
 
 
 def _drives(entries: list[dict], k: float) -> tuple[str, int] | None:
@@ -80,6 +83,35 @@ def modelled_config(stored: StoredStudy, hw: Hardware) -> str | None:
     return None
 
 
+def _intermediate_unused(stored: StoredStudy, runs: list[StoredRun]) -> bool:
+    """Whether no run moved UNUSED_SHARE of its bytes on a device that holds intermediate data only (one without
+    such a device has none to use); False when a run has no device samples to tell."""
+    for run in runs:
+        devices = (run.samples or {}).get("devices")
+        if not devices:
+            return False
+        moved = {d: sum(c.get("rd_bytes", [])) + sum(c.get("wr_bytes", [])) for d, c in devices.items()}
+        only = [d for d, roles in device_roles(run, stored.study.storage_map).items() if roles == ["intermediate"]]
+        if sum(moved.get(d, 0) for d in only) > UNUSED_SHARE * max(1, sum(moved.values())):
+            return False
+    return True
+
+
+def equivalent_configs(stored: StoredStudy, workload: str, config: str, k: float) -> list[str]:
+    """`config` and the configurations whose runs of `workload` are the same job on the same drives: the same
+    emulated data drives, and no intermediate device of their own that the job used. TeraGen writes no intermediate
+    data, so on all-HDD and on the HDD + SSD hybrid it is one job on one kind of drive: its runs in both are samples
+    of the same thing, pooled, and the difference between the two configurations' medians, which is noise, is not
+    carried to the target as a difference between them."""
+    ok = [r for r in stored.latest_ok().values() if r.workload == workload]
+    emulated = {c["name"]: (c.get("emulated") or {}) for c in stored.study.spec.get("storage", [])}
+    mine = _drives(emulated.get(config, {}).get("data", []), k)
+    if mine is None or not _intermediate_unused(stored, [r for r in ok if r.config == config]):
+        return [config]
+    return [config] + [c for c, e in emulated.items() if c != config and _drives(e.get("data", []), k) == mine
+                       and any(r.config == c for r in ok) and _intermediate_unused(stored, [r for r in ok if r.config == c])]
+
+
 def time_factor(scale: dict, hw: Hardware, size_bytes: float) -> float:
     """Target seconds per second of the model's active time: k x (the target's data per node / the model's)."""
     return scale["rate_factor"] * (size_bytes / hw.nodes) / scale["data_bytes"]
@@ -100,8 +132,11 @@ def transfer(stored: StoredStudy, workload: str, hw: Hardware, size_bytes: float
     if not scale or (size_bytes is not None and abs(size_bytes - scale["target_size"]) > 0.01 * scale["target_size"]):
         return None
     config = modelled_config(stored, hw)
-    runs = [r for r in stored.latest_ok().values() if r.config == config and r.workload == workload and r.wall_s]
-    if config is None or not runs:
+    if config is None:
+        return None
+    pooled = equivalent_configs(stored, workload, config, scale["rate_factor"])
+    runs = [r for r in stored.latest_ok().values() if r.config in pooled and r.workload == workload and r.wall_s]
+    if not runs:
         return None
     runs = [r for r in runs if r.label == runs[0].label]  # (one job of the workload: a study may size it twice)
     factor = time_factor(scale, hw, scale["target_size"])
@@ -109,4 +144,4 @@ def transfer(stored: StoredStudy, workload: str, hw: Hardware, size_bytes: float
     carried = np.array(active) * factor
     interval, kind = median_interval(carried)
     return Transferred(runs[0].label, hw.name, config, scale["target_size"], float(statistics.median(carried)), interval,
-                       kind, factor, active, len(runs))
+                       kind, factor, active, len(runs), tuple(pooled[1:]))
