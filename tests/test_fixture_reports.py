@@ -69,12 +69,12 @@ def test_a_report_refuses_to_pool_runs_of_two_machines_unless_allowed(tmp_path):
     assert "pooled with --allow-mixed" in md_path.read_text()
 
 
-def test_the_cli_says_so_in_one_line(tmp_path, tb):
+def test_the_cli_says_so_in_one_line(tmp_path, tb_main):
     d = copy_of("quickstart-results", tmp_path)
     lines = (d / "runs.jsonl").read_text().splitlines()
     first = json.loads(lines[0])
     first["tool_version"] = "0.0.1"
     (d / "runs.jsonl").write_text("\n".join([json.dumps(first)] + lines[1:]) + "\n")
-    out = tb("report", d)
+    out = tb_main("report", d)
     assert out.returncode == 2 and out.stderr.count("\n") == 1 and "tierbench versions" in out.stderr
     assert not (d / "report.md").exists()  # (--allow-mixed renders it: the test above)
