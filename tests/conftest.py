@@ -262,6 +262,24 @@ def sweep_sql_document():
     return StudyResults.load(Path(__file__).parent / "fixtures" / "sweep-sql-results").document
 
 
+@pytest.fixture(scope="session")
+def priced_quickstart():
+    """The committed quickstart results priced as the quickstart spec prices them (its [cost], example prices, which
+    the folder's study.json predates: set in memory), the report document built once for every test that only
+    reads it. Read-only: the folder is not written to."""
+    import tomllib
+    from importlib import resources
+
+    from tierbench.report.build import StudyResults
+    from tierbench.spec import parse_spec
+
+    folder = Path(__file__).parent / "fixtures" / "quickstart-results"
+    results = StudyResults.load(folder)
+    raw = tomllib.loads(resources.files("tierbench.spec").joinpath("quickstart.toml").read_text())
+    results.stored.study.spec["cost"] = parse_spec(raw, "quickstart", base_dir=folder).to_dict()["cost"]
+    return results
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
