@@ -94,7 +94,7 @@ def tierbench_main(*args, cwd=None, check=False) -> subprocess.CompletedProcess:
 def _exit_status(code) -> int:
     """The status a process leaving by SystemExit(code) exits with: None is 0, a number itself, else 1 (printed)."""
     if code is None or isinstance(code, int):
-        return code or 0
+        return int(code or 0)  # (True is 1)
     print(code, file=sys.stderr)
     return 1
 
