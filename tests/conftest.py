@@ -1,10 +1,16 @@
+import contextlib
+import io
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
 import textwrap
 import time
+import traceback
+import unittest.mock
+import warnings
 from pathlib import Path
 
 import pytest
@@ -50,6 +56,60 @@ def tierbench(*args, cwd=None, timeout=600, check=False) -> subprocess.Completed
     if check and out.returncode != 0:
         raise AssertionError(f"tierbench {' '.join(map(str, args))} exited {out.returncode}\n{out.stdout}\n{out.stderr}")
     return out
+
+
+def tierbench_main(*args, cwd=None, check=False) -> subprocess.CompletedProcess:
+    """The CLI's main() called in this process, as `python -m tierbench` calls it: its exit code (SystemExit's code,
+    argparse's 2; an uncaught exception is its traceback on stderr and exit 1, as Python's own), its stdout and stderr,
+    Python warnings printed as Python prints them. The same command and outcome as `tierbench`, without a Python
+    start and the imports (numpy, scipy, matplotlib) each call (0.5-2 s): for tests of what a command says, writes
+    and exits with. A test of the process itself (signals, its children, its environment) runs `tierbench`."""
+    from tierbench.cli.main import main
+
+    out, err = io.StringIO(), io.StringIO()
+    handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGHUP)}  # main() sets its own
+    here = os.getcwd()
+    width = {"COLUMNS": os.environ.get("COLUMNS", "80")}  # a pipe's, as argparse and rich see a captured process's
+    try:
+        os.chdir(cwd or here)
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), _warnings_as_python_prints_them(), \
+                unittest.mock.patch.dict(os.environ, width):
+            try:
+                raise SystemExit(main(list(map(str, args))))
+            except SystemExit as e:
+                code = _exit_status(e.code)
+            except Exception:
+                traceback.print_exc()
+                code = 1
+    finally:
+        os.chdir(here)
+        for sig, handler in handlers.items():
+            signal.signal(sig, handler)
+    done = subprocess.CompletedProcess(["tierbench", *map(str, args)], code, out.getvalue(), err.getvalue())
+    if check and code != 0:
+        raise AssertionError(f"tierbench {' '.join(map(str, args))} exited {code}\n{done.stdout}\n{done.stderr}")
+    return done
+
+
+def _exit_status(code) -> int:
+    """The status a process leaving by SystemExit(code) exits with: None is 0, a number itself, else 1 (printed)."""
+    if code is None or isinstance(code, int):
+        return int(code or 0)  # (True is 1)
+    print(code, file=sys.stderr)
+    return 1
+
+
+@contextlib.contextmanager
+def _warnings_as_python_prints_them():
+    """Warnings to (the redirected) stderr under Python's default filters, not pytest's record of them: a command
+    that warns here says so where a user's `tierbench` would."""
+    with warnings.catch_warnings():
+        warnings.resetwarnings()  # (each warning shown once per place, as a fresh Python shows it)
+        for hidden in (DeprecationWarning, PendingDeprecationWarning, ImportWarning, ResourceWarning):
+            warnings.simplefilter("ignore", hidden)
+        warnings.showwarning = lambda message, category, filename, lineno, file=None, line=None: sys.stderr.write(
+            warnings.formatwarning(message, category, filename, lineno, line))
+        yield
 
 
 def can_emulate_or_skip(why: str) -> None:
@@ -114,6 +174,11 @@ def write_spec(path: Path, body: str) -> Path:
 @pytest.fixture
 def tb():
     return tierbench
+
+
+@pytest.fixture
+def tb_main():
+    return tierbench_main
 
 
 @pytest.fixture(scope="session")
@@ -195,6 +260,24 @@ def sweep_sql_document():
     from tierbench.report.build import StudyResults
 
     return StudyResults.load(Path(__file__).parent / "fixtures" / "sweep-sql-results").document
+
+
+@pytest.fixture(scope="session")
+def priced_quickstart():
+    """The committed quickstart results priced as the quickstart spec prices them (its [cost], example prices, which
+    the folder's study.json predates: set in memory), the report document built once for every test that only
+    reads it. Read-only: the folder is not written to."""
+    import tomllib
+    from importlib import resources
+
+    from tierbench.report.build import StudyResults
+    from tierbench.spec import parse_spec
+
+    folder = Path(__file__).parent / "fixtures" / "quickstart-results"
+    results = StudyResults.load(folder)
+    raw = tomllib.loads(resources.files("tierbench.spec").joinpath("quickstart.toml").read_text())
+    results.stored.study.spec["cost"] = parse_spec(raw, "quickstart", base_dir=folder).to_dict()["cost"]
+    return results
 
 
 def _free_port() -> int:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import one_error_line, tierbench
+from conftest import one_error_line, tierbench_main
 
 CLI = Path(__file__).parent.parent / "src" / "tierbench" / "cli"
 
@@ -33,7 +33,7 @@ OPTIONS = {  # each verb and what its --help must mention
 
 @pytest.mark.parametrize("verb", OPTIONS)
 def test_every_verb_has_help_with_its_options(verb):
-    out = tierbench(verb, "--help")
+    out = tierbench_main(verb, "--help")
     assert out.returncode == 0, out.stderr
     assert out.stdout.startswith(f"usage: tierbench {verb}")
     for opt in OPTIONS[verb]:
@@ -41,7 +41,7 @@ def test_every_verb_has_help_with_its_options(verb):
 
 
 def test_no_verb_prints_help_and_exits_2():
-    out = tierbench()
+    out = tierbench_main()
     assert out.returncode == 2
     assert out.stdout.startswith("usage: tierbench")
     listed = [line.split()[0] for line in out.stdout.split("COMMAND\n", 2)[-1].split("\n\n")[0].splitlines()
@@ -51,14 +51,14 @@ def test_no_verb_prints_help_and_exits_2():
 
 
 def test_version_and_unknown_verb():
-    out = tierbench("--version")
+    out = tierbench_main("--version")
     assert out.returncode == 0 and out.stdout.startswith("tierbench ")
-    out = tierbench("frobnicate")
+    out = tierbench_main("frobnicate")
     assert out.returncode == 2 and "invalid choice: 'frobnicate'" in out.stderr
 
 
 def test_cost_per_job_of_the_published_example():
-    out = tierbench("cost", "--runtime-s", "11589", "--price-usd", "37561")
+    out = tierbench_main("cost", "--runtime-s", "11589", "--price-usd", "37561")
     assert out.returncode == 0, out.stderr
     assert out.stdout.splitlines() == [
         "runtime              11589 s",
@@ -70,13 +70,13 @@ def test_cost_per_job_of_the_published_example():
 
 
 def test_cost_without_a_price_is_one_error_line():
-    one_error_line(tierbench("cost", "--runtime-s", "485"), "--runtime-s", "--price-usd")
+    one_error_line(tierbench_main("cost", "--runtime-s", "485"), "--runtime-s", "--price-usd")
 
 
 @pytest.mark.parametrize("verb", ["run", "probe"])
 def test_missing_spec_file_is_one_error_line_naming_it(tmp_path, verb):
     missing = tmp_path / "no-such-study.toml"
-    one_error_line(tierbench(verb, missing), str(missing))
+    one_error_line(tierbench_main(verb, missing), str(missing))
     assert not (tmp_path / "tierbench-results").exists()
 
 
@@ -88,7 +88,7 @@ def test_missing_spec_file_is_one_error_line_naming_it(tmp_path, verb):
 ])
 def test_status_of_a_service_that_is_not_running_exits_3(tmp_path, service, says):
     d = tmp_path / "svc"
-    out = tierbench("services", "status", service, "--dir", d)
+    out = tierbench_main("services", "status", service, "--dir", d)
     assert out.returncode == 3, out.stderr
     assert out.stdout == f"{says}{d}\n"
     assert not d.exists()  # status looks, never creates
@@ -101,14 +101,14 @@ def test_status_of_a_service_that_is_not_running_exits_3(tmp_path, service, says
 ])
 def test_an_s3_service_topology_that_cannot_be_is_one_line_and_nothing_created(tmp_path, options, says):
     d = tmp_path / "svc"
-    one_error_line(tierbench("services", "up", "s3", "--dir", d, *options), says)
+    one_error_line(tierbench_main("services", "up", "s3", "--dir", d, *options), says)
     assert not d.exists()
 
 
 def test_yarn_conf_dir_and_down_when_not_running(tmp_path):
-    out = tierbench("services", "status", "yarn", "--dir", tmp_path / "y", "--conf-dir")
+    out = tierbench_main("services", "status", "yarn", "--dir", tmp_path / "y", "--conf-dir")
     assert out.returncode == 0 and out.stdout == f"{tmp_path / 'y' / 'conf'}\n"
-    out = tierbench("services", "down", "spark", "--dir", tmp_path / "s")
+    out = tierbench_main("services", "down", "spark", "--dir", tmp_path / "s")
     assert out.returncode == 0 and out.stdout == "spark: was not running\n"
 
 
@@ -117,7 +117,7 @@ def test_yarn_conf_dir_and_down_when_not_running(tmp_path):
     (["--port", "8020"], ["--port", "yarn"]),
 ])
 def test_bad_service_options_are_one_error_line(tmp_path, args, words):
-    one_error_line(tierbench("services", "status", "yarn", "--dir", tmp_path, *args), *words)
+    one_error_line(tierbench_main("services", "status", "yarn", "--dir", tmp_path, *args), *words)
 
 
 # -- what the services print is their own -------------------------------------------------------

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, strategies as st
 
-from conftest import one_error_line, tierbench
+from conftest import one_error_line, tierbench_main
 from tierbench.errors import SpecError
 from tierbench.model import cloud_cost as cc
 from tierbench.model.cloud import LOCAL, STORE, VOLUME, node_counts, option, request_rates, storage_choices
@@ -237,7 +237,7 @@ def results(tmp_path):
 
 
 def test_predict_cloud_ranks_stores_and_the_report_shows_it(results):
-    out = tierbench("predict", results, "--cloud", "aws", "--size", "1TB", "--nodes", "4..16")
+    out = tierbench_main("predict", results, "--cloud", "aws", "--size", "1TB", "--nodes", "4..16")
     assert out.returncode == 0, out.stderr
     assert "cheapest within 10% of the fastest" in out.stdout and "S3 Standard" in out.stdout
     stored = json.loads((results / "predictions.json").read_text())["cloud"]
@@ -249,18 +249,18 @@ def test_predict_cloud_ranks_stores_and_the_report_shows_it(results):
         assert sum(r["best"] for r in rows) == 1 and {r["kind"] for r in rows} == {"local NVMe", "volume", "object store"}
         assert all(r["size_bytes"] == 1 << 40 and "seconds_range" in r for r in rows)
     assert stored["margin"] == json.loads((results / "predictions.json").read_text())["validation"]["hardware_median_abs_error"]
-    assert tierbench("report", results).returncode == 0
+    assert tierbench_main("report", results).returncode == 0
     md = (results / "report.md").read_text()
     assert "## Cloud: instance x storage x nodes, by $/job" in md and "cheapest within 10% of the fastest" in md
     assert "## What-if: predicted on other hardware" not in md  # no --hardware: no empty what-if table
 
 
 def test_predict_cloud_json_and_advise_in_words(results):
-    out = tierbench("predict", results, "--cloud", "gcp", "--cloud", "azure", "--nodes", "4", "--json")
+    out = tierbench_main("predict", results, "--cloud", "gcp", "--cloud", "azure", "--nodes", "4", "--json")
     assert out.returncode == 0, out.stderr
     rows = json.loads(out.stdout)["cloud"]["rows"]
     assert {r["cloud"] for r in rows} == {"gcp", "azure"} and {r["nodes"] for r in rows} == {4}
-    advice = tierbench("advise", results, "--cloud", "aws", "--size", "1TB", "--json")
+    advice = tierbench_main("advise", results, "--cloud", "aws", "--size", "1TB", "--json")
     assert advice.returncode == 0, advice.stderr
     items = {a["topic"]: a for a in json.loads(advice.stdout)}
     assert set(items) == {"cloud: dfsio-write", "cloud: dfsio-read", "cloud: teragen", "cloud: terasort"}
@@ -274,7 +274,7 @@ def test_measured_s3a_requests_are_used_when_runs_recorded_them(results):
     for r in recs:
         r.setdefault("details", {})["s3a_requests"] = {"GET": 1000, "PUT": 100}
     (results / "runs.jsonl").write_text("".join(json.dumps(r) + "\n" for r in recs))
-    out = json.loads(tierbench("predict", results, "--cloud", "aws", "--nodes", "4", "--json", check=True).stdout)["cloud"]
+    out = json.loads(tierbench_main("predict", results, "--cloud", "aws", "--nodes", "4", "--json", check=True).stdout)["cloud"]
     assert set(out["requests_from"].values()) == {"measured"}
     s3 = [r for r in out["rows"] if r["kind"] == "object store"]
     assert all(r["requests"]["GET"] == pytest.approx(10 * r["requests"]["PUT"]) for r in s3)
@@ -290,4 +290,4 @@ def test_measured_s3a_requests_are_used_when_runs_recorded_them(results):
     (("--cloud", "aws", "--cloud-catalog", "nowhere.toml"), ["nowhere.toml", "no such cloud catalog"]),
 ])
 def test_bad_cloud_options_are_one_line(results, args, words):
-    one_error_line(tierbench("predict", results, *args), *words)
+    one_error_line(tierbench_main("predict", results, *args), *words)

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import one_error_line, tierbench, write_spec
+from conftest import one_error_line, tierbench, tierbench_main, write_spec
 from fixtures.capture_job_results import TERA_TOML
 from tierbench.engines.fake import FakeEngine
 from tierbench.errors import SpecError
@@ -52,7 +52,7 @@ def test_intermediate_on_a_yarn_master_is_refused_in_one_line_naming_the_field(t
         [[workloads]]
         name = "teragen"
         """)
-    line = one_error_line(tierbench("run", spec, "--out", tmp_path / "res"), "storage.fast.intermediate",
+    line = one_error_line(tierbench_main("run", spec, "--out", tmp_path / "res"), "storage.fast.intermediate",
                           "yarn.nodemanager.local-dirs", "storage.fast.setup", "leave intermediate out")
     assert "s.toml" in line
     assert not (tmp_path / "res").exists() and not (tmp_path / "ssd").exists() and not (tmp_path / "data").exists()

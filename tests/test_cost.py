@@ -48,13 +48,13 @@ def test_sandisk_terasort_tables_5_and_7():
     assert all(set(r.status.values()) == {"exact"} for r in rows)
 
 
-def test_cost_cli_what_if_and_reference(tb):
-    out = tb("cost", "--runtime-s", 11589, "--price-usd", 37561, "--json", check=True)
+def test_cost_cli_what_if_and_reference(tb_main):
+    out = tb_main("cost", "--runtime-s", 11589, "--price-usd", 37561, "--json", check=True)
     c = json.loads(out.stdout)
     assert c["jobs_per_day"] == pytest.approx(7.455345586) and c["usd_per_job"] == pytest.approx(4.601031932)
-    out = tb("cost", "--runtime-s", 11589, "--price-usd", 37561, "--years", 5, check=True)
+    out = tb_main("cost", "--runtime-s", 11589, "--price-usd", 37561, "--years", 5, check=True)
     assert "jobs in 5 years" in out.stdout and "13,606" in out.stdout
-    out = tb("cost", "--reference", f"{REFERENCE}#sandisk_terasort_2014", check=True)
+    out = tb_main("cost", "--reference", f"{REFERENCE}#sandisk_terasort_2014", check=True)
     assert "12,051.97 (12,051.97)" in out.stdout and "MISMATCH" not in out.stdout
 
 
@@ -66,8 +66,8 @@ def test_cost_cli_what_if_and_reference(tb):
     (("--reference", f"{REFERENCE}#nosuch"), "no section [nosuch]"),
     (("--reference", f"{REFERENCE}#cloudera_ssd_2014"), "no cost table"),
 ])
-def test_bad_cost_input_is_one_line(tb, args, words):
-    out = tb("cost", *args)
+def test_bad_cost_input_is_one_line(tb_main, args, words):
+    out = tb_main("cost", *args)
     assert out.returncode == 2 and words in out.stderr and len(out.stderr.strip().splitlines()) == 1
 
 

@@ -25,13 +25,19 @@ def observe(rec, *args, **kwargs):
 
 
 @pytest.fixture(scope="module")
-def quickstart(tmp_path_factory):
-    """(the stored study, the report's Every-run rows by run key) of the emulated quickstart."""
+def quickstart_results(tmp_path_factory) -> StudyResults:
+    """The emulated quickstart's results, its report document built once for the module's tests, which only read
+    it (building draws every chart)."""
     d = tmp_path_factory.mktemp("q") / "results"
     shutil.copytree(FIXTURE, d)
-    results = StudyResults.load(d)
-    table = next(t for t in results.document.tables() if t.head == RUN_HEAD)
-    return results.stored, {row[0]: dict(zip(RUN_HEAD, row)) for row in table.rows}
+    return StudyResults.load(d)
+
+
+@pytest.fixture(scope="module")
+def quickstart(quickstart_results):
+    """(the stored study, the report's Every-run rows by run key) of the emulated quickstart."""
+    table = next(t for t in quickstart_results.document.tables() if t.head == RUN_HEAD)
+    return quickstart_results.stored, {row[0]: dict(zip(RUN_HEAD, row)) for row in table.rows}
 
 
 def _job_rate(run, dev: str, counter: str) -> float:
@@ -69,10 +75,8 @@ def test_a_run_at_its_emulated_devices_throttle_is_bound_by_that_limit(quickstar
     assert not [r for r in rows.values() if re.search(r"busiest device loop\d+ \d+%", r["bound by"])]
 
 
-def test_the_io_profile_gives_each_phase_the_emulated_devices_share_of_its_limits(quickstart):
-    stored, _ = quickstart
-    results = StudyResults(stored)
-    sec = next(s for s in results.document.all_sections() if s.title == "r1/hybrid/terasort")
+def test_the_io_profile_gives_each_phase_the_emulated_devices_share_of_its_limits(quickstart_results):
+    sec = next(s for s in quickstart_results.document.all_sections() if s.title == "r1/hybrid/terasort")
     table = next(b for b in sec.blocks if hasattr(b, "rows"))
     cells = {(row[0], row[1].split(" ")[0]): row[-1] for row in table.rows}
     assert table.head[-1] == "of the emulated limit"
@@ -230,18 +234,16 @@ tasks = 2
     assert not emulation.devices_under(spec.storage[0].local_data)  # brought down after the study
 
 
-def test_report_md_holds_the_node_check_table_the_html_has(tmp_path):
+def test_report_md_holds_the_node_check_table_the_html_has(quickstart_results):
     """Under report.md's Node check heading, the same table as report.html's: its head, and each row as GFM table
     cells (a cell's own | escaped, so every row splits into the head's cells). (Guards a reported defect -- the
     heading without its table in report.md -- that these real results did not reproduce.)"""
     from tierbench.analysis.node_check import folded
-    from tierbench.report import render_report
+    from tierbench.report import EXPORTERS
     from tierbench.report.sections.environment import NODE_CHECK_HEAD
 
-    d = tmp_path / "r"
-    shutil.copytree(FIXTURE, d)
-    html_path, md_path = render_report(d)
-    lines = md_path.read_text().splitlines()
+    d = FIXTURE  # (only read)
+    lines = EXPORTERS["md"].render(quickstart_results).splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith("### Node check"))
     end = next(i for i in range(start + 1, len(lines)) if lines[i].startswith("#"))
     table = [line for line in lines[start:end] if line.startswith("|")]
@@ -249,7 +251,7 @@ def test_report_md_holds_the_node_check_table_the_html_has(tmp_path):
     assert cells[0] == NODE_CHECK_HEAD and set(cells[1]) == {"---"}
     assert len(cells) - 2 == len(folded(ResultsDir(d).study()["node_check"]["checks"])) > 5  # (one row per finding)
     assert all(len(row) == len(NODE_CHECK_HEAD) for row in cells)
-    html = html_path.read_text()
+    html = EXPORTERS["html"].render(quickstart_results)
     node_check_html = html[html.index("Node check <span"):html.index("<h2>Every run")]
     assert node_check_html.count("<tr>") == len(cells) - 1  # (the head and each row)
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tierbench.errors import UserError
-from tierbench.report import render_report
+from tierbench.report import EXPORTERS, render_report
 from tierbench.store import ResultsDir
 from tierbench.store.record import SCHEMA_VERSION
 
@@ -36,14 +36,13 @@ def test_spark_and_hadoop_results_report_side_by_side(tmp_path):
     assert html_path.read_text().count("<svg") >= 3
 
 
-def test_sweep_and_sql_results_report_the_sweep_and_the_queries(tmp_path):
-    d = copy_of("sweep-sql-results", tmp_path)
+def test_sweep_and_sql_results_report_the_sweep_and_the_queries(sweep_sql_document):
+    d = FIXTURES / "sweep-sql-results"  # (only read: its document is conftest's, built once for the session)
     recs = ResultsDir(d).records()
     assert all(r["status"] == "ok" for r in recs)
     study = ResultsDir(d).study()
     assert {sw["knob"] for sw in study["spec"]["sweeps"]} == {"shuffle_compress", "split_size"}
-    _, md_path = render_report(d)
-    md = md_path.read_text()
+    md = EXPORTERS["md"].render_document(sweep_sql_document)
     assert "## Sweep of split_size" in md and "## Sweep of shuffle_compress" in md
     assert "## SQL queries" in md and "| q01 |" in md and "same answer" in md
 
@@ -69,12 +68,12 @@ def test_a_report_refuses_to_pool_runs_of_two_machines_unless_allowed(tmp_path):
     assert "pooled with --allow-mixed" in md_path.read_text()
 
 
-def test_the_cli_says_so_in_one_line(tmp_path, tb):
+def test_the_cli_says_so_in_one_line(tmp_path, tb_main):
     d = copy_of("quickstart-results", tmp_path)
     lines = (d / "runs.jsonl").read_text().splitlines()
     first = json.loads(lines[0])
     first["tool_version"] = "0.0.1"
     (d / "runs.jsonl").write_text("\n".join([json.dumps(first)] + lines[1:]) + "\n")
-    out = tb("report", d)
+    out = tb_main("report", d)
     assert out.returncode == 2 and out.stderr.count("\n") == 1 and "tierbench versions" in out.stderr
     assert not (d / "report.md").exists()  # (--allow-mixed renders it: the test above)

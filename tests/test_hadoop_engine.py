@@ -53,7 +53,7 @@ intermediate = {{ dirs = ["{tmp_path}/d2"], split = 2 }}
     assert "disk@spark" in html and "disk@hadoop" in html and "engine hadoop" in html
 
 
-def test_hadoop_engine_refuses_jbod_on_local_dirs(tmp_path, tb):
+def test_hadoop_engine_refuses_jbod_on_local_dirs(tmp_path, tb_main):
     spec = write_spec(tmp_path / "s.toml", f"""
 name = "j"
 [engine]
@@ -63,7 +63,7 @@ data = ["{tmp_path}/d1", "{tmp_path}/d2"]
 [[workloads]]
 name = "teragen"
 """)
-    out = tb("run", spec)
+    out = tb_main("run", spec)
     assert out.returncode == 2 and "storage.a.data" in out.stderr and "one directory" in out.stderr
 
 
@@ -105,8 +105,8 @@ data = ["{d}/data"]
     assert by["dfsio-read"]["metrics"]["data_mb"] == 4 and by["dfsio-read"]["metrics"]["throughput_mb_s"] > 0
 
 
-def test_services_status_when_down(tmp_path, tb):
-    st = tb("services", "status", "yarn", "--dir", tmp_path / "none")
+def test_services_status_when_down(tmp_path, tb_main):
+    st = tb_main("services", "status", "yarn", "--dir", tmp_path / "none")
     assert st.returncode == 3 and "not running" in st.stdout
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import one_error_line, tierbench
+from conftest import one_error_line, tierbench_main
 from tierbench.errors import UserError
 from tierbench.model import measured
 from tierbench.model.hardware import Drive, load_hardware
@@ -169,7 +169,7 @@ def results(tmp_path):
 
 
 def test_predict_prints_stores_and_the_report_shows_it(results):
-    out = tierbench("predict", results, "--hardware", "sandisk-all-hdd", "--hardware", "sandisk-all-ssd",
+    out = tierbench_main("predict", results, "--hardware", "sandisk-all-hdd", "--hardware", "sandisk-all-ssd",
                     "--size", "1TB", "--published")
     assert out.returncode == 0, out.stderr
     assert "reproducing the measured configurations (each from the others): median |error|" in out.stdout
@@ -181,7 +181,7 @@ def test_predict_prints_stores_and_the_report_shows_it(results):
     ssd = {r["job"]: r for r in stored["predictions"] if r["hardware"] == "sandisk-all-ssd"}
     assert hdd["terasort"]["usd_per_job"] > ssd["terasort"]["usd_per_job"]  # the papers' finding, from the model
     assert hdd["terasort"]["usd_per_job"] == pytest.approx(37561 / (86400 / hdd["terasort"]["seconds"] * 365 * 3))
-    assert tierbench("report", results).returncode == 0
+    assert tierbench_main("report", results).returncode == 0
     md = (results / "report.md").read_text()
     assert "## What-if: predicted on other hardware" in md and "How the model reproduced the measured runs" in md
     html = (results / "report.html").read_text()
@@ -189,7 +189,7 @@ def test_predict_prints_stores_and_the_report_shows_it(results):
 
 
 def test_predict_as_json_with_more_nodes_scales_the_price(results):
-    out = tierbench("predict", results, "--hardware", "sandisk-all-ssd", "--nodes", "12", "--json")
+    out = tierbench_main("predict", results, "--hardware", "sandisk-all-ssd", "--nodes", "12", "--json")
     rows = json.loads(out.stdout)["predictions"]
     assert {r["nodes"] for r in rows} == {12} and {r["price_usd"] for r in rows} == {46567 * 2}
 
@@ -202,7 +202,7 @@ def test_predict_as_json_with_more_nodes_scales_the_price(results):
     (("--hardware", "sandisk-all-ssd", "--calibrate", "floppy"), "--calibrate floppy: not a configuration"),
 ])
 def test_bad_input_is_one_line(results, args, words):
-    one_error_line(tierbench("predict", *((results,) if args else ()), *args), words)
+    one_error_line(tierbench_main("predict", *((results,) if args else ()), *args), words)
 
 
 def test_a_study_of_devices_of_unknown_speed_says_what_would_calibrate_it(tmp_path):
@@ -213,7 +213,7 @@ def test_a_study_of_devices_of_unknown_speed_says_what_would_calibrate_it(tmp_pa
 
 
 def test_the_drive_catalog_is_listed_with_sources():
-    out = tierbench("predict", "--drives")
+    out = tierbench_main("predict", "--drives")
     assert out.returncode == 0 and "hdd-7200" in out.stdout and "Exos" in out.stdout
 
 
@@ -229,7 +229,7 @@ def test_the_split_that_loads_each_drive_by_its_speed_is_the_cloudera_studys():
 
 
 def test_advice_names_the_shuffle_heavy_job_and_sizes_the_ssd(results):
-    out = tierbench("advise", results, "--size", "1TB", "--json")
+    out = tierbench_main("advise", results, "--size", "1TB", "--json")
     assert out.returncode == 0, out.stderr
     items = {a["topic"]: a for a in json.loads(out.stdout)}
     assert {"data tier", "intermediate tier", "split the SSD", "intermediate SSD size"} <= set(items)
@@ -237,7 +237,7 @@ def test_advice_names_the_shuffle_heavy_job_and_sizes_the_ssd(results):
     assert "terasort" in inter["advice"] and "teragen" not in inter["advice"]  # only the job that shuffles
     assert any(n.startswith("terasort:") for n in items["intermediate SSD size"]["numbers"])
     assert "per node" in items["intermediate SSD size"]["advice"]
-    text = tierbench("advise", results)
+    text = tierbench_main("advise", results)
     assert text.returncode == 0 and "split the SSD: " in text.stdout
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import tierbench
+from conftest import tierbench_main
 from tierbench.analysis.node_check import check_node, check_nodes
 from tierbench.sampling.node_facts import local_facts, parse_facts
 
@@ -144,16 +144,16 @@ def test_cluster_nodes_are_checked_over_ssh(ssh_config, tmp_path):
 
 
 def test_cli_prints_each_check_and_json(tmp_path):
-    out = tierbench("check", "--dir", tmp_path, "--json")
+    out = tierbench_main("check", "--dir", tmp_path, "--json")
     assert out.returncode in (0, 1), out.stderr
     result = json.loads(out.stdout)
     assert (out.returncode == 1) == (result["summary"]["fail"] > 0)
     assert any(c["name"] == "swappiness" for c in result["checks"])
-    text = tierbench("check", "--dir", tmp_path).stdout
+    text = tierbench_main("check", "--dir", tmp_path).stdout
     assert "swappiness" in text and " pass, " in text and "fail" in text
-    bad = tierbench("check", tmp_path / "missing.toml")
+    bad = tierbench_main("check", tmp_path / "missing.toml")
     assert bad.returncode == 2 and "missing.toml" in bad.stderr and "Traceback" not in bad.stderr
-    both = tierbench("check", tmp_path / "s.toml", "--dir", tmp_path)
+    both = tierbench_main("check", tmp_path / "s.toml", "--dir", tmp_path)
     assert both.returncode == 2 and "not both" in both.stderr
 
 

@@ -86,7 +86,7 @@ def test_the_hadoop_engine_on_s3_works_on_the_bucket_with_its_staging_local(tmp_
     assert hadoop_committer_settings(None) == {}
 
 
-def test_a_sql_runs_runtime_is_its_queries_time_and_registration_is_shown_apart(sweep_sql_document, tmp_path):
+def test_a_sql_runs_runtime_is_its_queries_time_and_registration_is_shown_apart(tmp_path):
     """The sweep fixture's sql runs (recorded before registration was timed) compare by their queries' time."""
     from conftest import as_run
     from tierbench.analysis.stats import runtime_of as runtime_of_run

@@ -36,13 +36,13 @@ def table_of(sec):
     return next(b for b in sec.blocks if hasattr(b, "rows"))
 
 
-def test_tera_pipeline_by_default_totals_each_repeat(tmp_path):
-    sr = quickstart(tmp_path)
+def test_tera_pipeline_by_default_totals_each_repeat(priced_quickstart):
+    sr = priced_quickstart  # (quickstart() of this module, built once for the session: conftest.py)
     assert "pipelines" not in sr.stored.study.spec  # recorded before pipelines existed: the default applies
     sec = section(sr.document, "Pipelines")
     rows = {r[1]: r for r in table_of(sec).rows}
     assert set(rows) == {"single", "split"} and rows["single"][0] == "teragen+terasort+teravalidate"
-    recs = [r for r in ResultsDir(tmp_path / "r").records() if r["config"] == "single"]
+    recs = [r for r in ResultsDir(FIXTURES / "quickstart-results").records() if r["config"] == "single"]
     totals = [sum(r["wall_s"] for r in recs if r["repeat"] == k and r["workload"] in ("teragen", "terasort", "teravalidate"))
               for k in sorted({r["repeat"] for r in recs})]
     assert float(rows["single"][3]) == pytest.approx(statistics.median(totals), abs=0.01)
@@ -52,9 +52,8 @@ def test_tera_pipeline_by_default_totals_each_repeat(tmp_path):
     assert any(getattr(b, "id", None) == "chart-pipeline-teragen+terasort+teravalidate" for b in sec.blocks)
 
 
-def test_pipeline_dollars_are_the_members_dollars_added(tmp_path):
-    sr = quickstart(tmp_path)
-    doc = sr.document
+def test_pipeline_dollars_are_the_members_dollars_added(priced_quickstart):
+    doc = priced_quickstart.document
     cost = section(doc, "Cost per job")
     ct = next(t for t in cost.blocks if hasattr(t, "head") and t.head[0] == "workload")
     total = {(r[1], r[0]): float(r[ct.head.index("total $/job")].lstrip("$")) for r in ct.rows}

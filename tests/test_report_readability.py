@@ -126,19 +126,10 @@ def test_a_directory_of_data_and_intermediate_data_has_both_roles(tmp_path):
     assert dir_roles(spec) == {"/a": "data+intermediate", "/ssd": "intermediate+data"}
 
 
-def test_cost_comparisons_are_one_table_not_a_sentence_each(tmp_path):
+def test_cost_comparisons_are_one_table_not_a_sentence_each(priced_quickstart):
     from tierbench.report.document import Bullets
 
-    d = tmp_path / "r"
-    shutil.copytree(FIXTURES / "quickstart-results", d)
-    sr = StudyResults.load(d)
-    from tierbench.spec import parse_spec
-    import tomllib
-    from importlib import resources
-
-    raw = tomllib.loads(resources.files("tierbench.spec").joinpath("quickstart.toml").read_text())
-    sr.stored.study.spec["cost"] = parse_spec(raw, "quickstart", base_dir=tmp_path).to_dict()["cost"]
-    cost = next(s for s in sr.document.all_sections() if s.title == "Cost per job")
+    cost = next(s for s in priced_quickstart.document.all_sections() if s.title == "Cost per job")
     assert not any(isinstance(b, Bullets) for b in cost.blocks)
     table = next(t for t in cost.blocks if getattr(t, "head", [None])[0] == "configuration")
     assert table.head[:2] == ["configuration", "price"] and len(table.rows) == 1 and table.rows[0][0] == "split"

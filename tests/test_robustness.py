@@ -37,18 +37,18 @@ def hold(code: str) -> subprocess.Popen:
     return p
 
 
-def test_a_second_study_on_the_same_results_folder_is_refused_naming_the_holder(tmp_path, tb):
+def test_a_second_study_on_the_same_results_folder_is_refused_naming_the_holder(tmp_path, tb_main):
     holder = hold(f"from tierbench.store import ResultsDir\nResultsDir({str(tmp_path / 'res')!r}).lock()")
     try:
         spec = write_spec(tmp_path / "s.toml", SPEC.format(d=tmp_path))
-        one_error_line(tb("run", spec, "--out", tmp_path / "res"), "in use by another tierbench", f"PID {holder.pid}")
+        one_error_line(tb_main("run", spec, "--out", tmp_path / "res"), "in use by another tierbench", f"PID {holder.pid}")
     finally:
         holder.kill()
         holder.wait()
     assert not (tmp_path / "data").exists()  # refused before any data root was made
 
 
-def test_a_second_study_on_the_same_data_roots_is_refused_and_the_first_keeps_its_data(tmp_path, tb):
+def test_a_second_study_on_the_same_data_roots_is_refused_and_the_first_keeps_its_data(tmp_path, tb_main):
     root = tmp_path / "data" / "tierbench" / "r"
     holder = hold(f"""
         import tomllib
@@ -60,7 +60,7 @@ def test_a_second_study_on_the_same_data_roots_is_refused_and_the_first_keeps_it
         (Path({str(root)!r}) / "in-progress").write_text("the first study's data")""")
     try:
         spec = write_spec(tmp_path / "s.toml", SPEC.format(d=tmp_path))
-        one_error_line(tb("run", spec, "--out", tmp_path / "other-res"), "in use by another tierbench", f"PID {holder.pid}")
+        one_error_line(tb_main("run", spec, "--out", tmp_path / "other-res"), "in use by another tierbench", f"PID {holder.pid}")
         assert (root / "in-progress").read_text() == "the first study's data"
         assert not (tmp_path / "other-res").exists()
     finally:
@@ -119,27 +119,27 @@ def test_append_after_a_torn_line_starts_a_new_line(tmp_path):
     ('{"run_key": "r1/a/x", "status": "ok"}', "`workload` is missing"),
     ('{"run_key": 5, "status": "ok", "workload": "teragen"}', "`run_key` is missing or not a str"),
 ])
-def test_a_record_of_the_wrong_shape_is_skipped_with_a_warning_naming_the_line(tmp_path, tb, line, says):
+def test_a_record_of_the_wrong_shape_is_skipped_with_a_warning_naming_the_line(tmp_path, tb_main, line, says):
     recs = run_fake(tmp_path)
     runs = tmp_path / "results" / "runs.jsonl"
     runs.write_text(line + "\n" + runs.read_text())
     seen = []
     assert len(ResultsDir(tmp_path / "results", on_warning=seen.append).records()) == len(recs)
     assert f"runs.jsonl:1: damaged record skipped ({says}" in seen[0]
-    out = tb("results", tmp_path / "results", "--format", "csv")
+    out = tb_main("results", tmp_path / "results", "--format", "csv")
     assert out.returncode == 0 and "damaged record skipped" in out.stderr and "Traceback" not in out.stderr
 
 
-@pytest.mark.parametrize("study, says", [
+@pytest.mark.parametrize("study_json, says", [  # (not `study`: that name is the e2e fixture's, conftest.py)
     ("[]", "a JSON list, not an object"),
     ('{"name": "x"}', "`spec` is missing"),
     ('{"name": "x", "spec": {"storage": [], "workloads": []}}', "`baseline` is missing"),
 ])
-def test_a_study_json_of_the_wrong_shape_is_one_line(tmp_path, tb, study, says):
+def test_a_study_json_of_the_wrong_shape_is_one_line(tmp_path, tb_main, study_json, says):
     d = tmp_path / "res"
     d.mkdir()
-    (d / "study.json").write_text(study)
-    one_error_line(tb("report", d), "study.json: not a tierbench study", says)
+    (d / "study.json").write_text(study_json)
+    one_error_line(tb_main("report", d), "study.json: not a tierbench study", says)
 
 
 @pytest.mark.parametrize("engine, field", [
@@ -172,11 +172,11 @@ def test_credentials_in_storage_urls_are_refused(tmp_path, data, field):
     (lambda t: (os.symlink("/nonexistent/x", t / "dangling"), f"{t}/dangling/d")[1], "dangling symbolic link"),
     (lambda t: (os.symlink(t / "l2", t / "l1"), os.symlink(t / "l1", t / "l2"), f"{t}/l1/d")[2], "loop of links"),
 ])
-def test_data_dirs_that_cannot_be_made_are_one_line_and_nothing_is_created(tmp_path, tb, make, says):
+def test_data_dirs_that_cannot_be_made_are_one_line_and_nothing_is_created(tmp_path, tb_main, make, says):
     data = make(tmp_path)
     before = sorted(p.name for p in tmp_path.iterdir())
     spec = write_spec(tmp_path / "s.toml", SPEC.replace('["{d}/data"]', f'["{data}"]'))
-    one_error_line(tb("run", spec, "--out", tmp_path / "res"), says)
+    one_error_line(tb_main("run", spec, "--out", tmp_path / "res"), says)
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted(before + ["s.toml"])
 
 
@@ -185,12 +185,12 @@ def test_data_dirs_that_cannot_be_made_are_one_line_and_nothing_is_created(tmp_p
     ("{t}/dangling", "dangling symbolic link"),
     ("{t}/l1/res", "Too many levels of symbolic links"),
 ])
-def test_a_results_folder_that_cannot_be_made_is_one_line_and_nothing_is_created(tmp_path, tb, out, says):
+def test_a_results_folder_that_cannot_be_made_is_one_line_and_nothing_is_created(tmp_path, tb_main, out, says):
     os.symlink("/nonexistent/x", tmp_path / "dangling")
     os.symlink(tmp_path / "l2", tmp_path / "l1")
     os.symlink(tmp_path / "l1", tmp_path / "l2")
     spec = write_spec(tmp_path / "s.toml", SPEC.format(d=tmp_path))
-    one_error_line(tb("run", spec, "--out", out.format(t=tmp_path)), says)
+    one_error_line(tb_main("run", spec, "--out", out.format(t=tmp_path)), says)
     assert not (tmp_path / "data").exists()
 
 
@@ -201,19 +201,19 @@ def test_a_results_folder_that_cannot_be_made_is_one_line_and_nothing_is_created
     (('name = "teragen"', 'name = "dfsio-write"\nfile_size = "5000TB"'), "workloads[0].file_size", "bytes (1 PiB), got 5,497,558,138,880,000 bytes (5000TB)"),
     (("repeats = 1", "repeats = 1000"), "", "the plan has 200,000 runs"),
 ])
-def test_absurd_numbers_are_refused_up_front(tmp_path, tb, change, field, says):
+def test_absurd_numbers_are_refused_up_front(tmp_path, tb_main, change, field, says):
     body = SPEC.format(d=tmp_path).replace(*change)
     if "200,000" in says:
         body += "".join(f'[[workloads]]\nname = "teragen"\nlabel = "t{i}"\n' for i in range(199))
     spec = write_spec(tmp_path / "s.toml", body)
     t0 = time.perf_counter()
-    out = tb("run", spec, "--out", tmp_path / "res")
+    out = tb_main("run", spec, "--out", tmp_path / "res")
     one_error_line(out, says, f"s.toml: {field}" if field else "s.toml")
     assert time.perf_counter() - t0 < 20 and not (tmp_path / "res").exists()
 
 
-def test_a_directory_given_as_spec_is_named(tmp_path, tb):
-    one_error_line(tb("run", tmp_path), "is a directory, not a spec file")
+def test_a_directory_given_as_spec_is_named(tmp_path, tb_main):
+    one_error_line(tb_main("run", tmp_path), "is a directory, not a spec file")
 
 
 def test_a_study_stops_after_three_runs_in_a_row_fail_the_same_way(tmp_path):

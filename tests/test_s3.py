@@ -110,7 +110,7 @@ def test_wrong_endpoint_bucket_or_key_is_one_line_before_anything_runs(ceph, tb,
     assert not (d / f"res-{what}").exists()  # nothing ran, nothing was written
 
 
-def test_credentials_in_a_spec_are_refused(tmp_path, tb):
+def test_credentials_in_a_spec_are_refused(tmp_path, tb_main):
     spec = write_spec(tmp_path / "s.toml", f"""
 name = "k"
 [storage.s3]
@@ -119,7 +119,7 @@ intermediate = ["{tmp_path}"]
 [[workloads]]
 name = "teragen"
 """)
-    out = tb("run", spec)
+    out = tb_main("run", spec)
     assert out.returncode == 2 and "storage.s3.data.secret_key" in out.stderr and "AWS_SECRET_ACCESS_KEY" in out.stderr
     assert "hunter2" not in out.stderr
 

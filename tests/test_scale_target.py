@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import tierbench
+from conftest import tierbench_main
 from tierbench.model.hardware import shipped
 from tierbench.model.measured import load
 from tierbench.spec.schema import parse_spec
@@ -57,11 +57,11 @@ def scaled(tmp_path_factory) -> tuple[Path, dict]:
 
 
 def predict_json(*args) -> dict:
-    return json.loads(tierbench("predict", *args, "--hardware", "sandisk-all-hdd", "--json", check=True).stdout)
+    return json.loads(tierbench_main("predict", *args, "--hardware", "sandisk-all-hdd", "--json", check=True).stdout)
 
 
 def advise_json(*args) -> list[dict]:
-    return json.loads(tierbench("advise", *args, "--json", check=True).stdout)
+    return json.loads(tierbench_main("advise", *args, "--json", check=True).stdout)
 
 
 def test_the_fixture_is_a_scale_model_of_one_terabyte_on_the_sandisk_hybrid(scaled):
@@ -77,7 +77,7 @@ def test_predict_without_size_predicts_the_scale_targets_size_and_says_so(scaled
     assert out["size"]["size_from"] == "scale target" and out["size"]["scale_target"] == "sandisk-hybrid"
     stored = json.loads((folder / "predictions.json").read_text())
     assert stored["size"]["size_bytes"] == model["target_size"]  # what the report reads says it too
-    text = tierbench("predict", folder, "--hardware", "sandisk-all-hdd", check=True).stdout.splitlines()
+    text = tierbench_main("predict", folder, "--hardware", "sandisk-all-hdd", check=True).stdout.splitlines()
     assert text[0].startswith("size: 1 TB (931 GB") and "the scale model's target size ([scale] size in the spec)" \
         in text[0] and "--size to change" in text[0]
     assert any(" 931 GB " in line for line in text if line.startswith("terasort"))
@@ -101,7 +101,7 @@ def test_advise_without_size_advises_at_the_scale_targets_size_on_its_cluster(sc
     assert all(f" at {at}: " in n for n in data_tier["numbers"]), data_tier
     # at the target's size the shuffle leaves the page cache: the SSD for intermediate data pays, as in the study
     assert "terasort" in next(a for a in items if a["topic"] == "intermediate tier")["advice"]
-    text = tierbench("advise", folder, check=True).stdout.splitlines()
+    text = tierbench_main("advise", folder, check=True).stdout.splitlines()
     assert text[0].startswith("size: 1 TB") and "--size to change" in text[0]
     assert text[1].startswith("cluster: sandisk-hybrid, the scale model's target") and "--hardware to change" in text[1]
 
@@ -124,7 +124,7 @@ def test_a_study_without_scale_keeps_the_largest_measured_size_and_its_output(tm
     items = advise_json(plain)
     assert items[0]["topic"] == "data tier"  # no scale target item
     assert all(" at 128 MB: " in n for n in items[0]["numbers"])
-    text = tierbench("advise", plain, check=True).stdout
+    text = tierbench_main("advise", plain, check=True).stdout
     assert not text.startswith(("size:", "cluster:"))
 
 
@@ -142,7 +142,7 @@ def test_results_of_differing_targets_keep_the_largest_measured_and_say_why(tmp_
     head, *items = advise_json(one, two)
     assert head["size_from"] == "largest measured" and head["hardware_from"] == "default"
     assert all(" at 128 MB: " in n for n in next(a for a in items if a["topic"] == "data tier")["numbers"])
-    text = tierbench("predict", one, two, "--hardware", "sandisk-all-hdd", check=True).stdout.splitlines()
+    text = tierbench_main("predict", one, two, "--hardware", "sandisk-all-hdd", check=True).stdout.splitlines()
     assert text[0].startswith("size: the largest measured") and "--size to choose" in text[0]
 
 
@@ -161,5 +161,5 @@ def test_a_scale_target_of_the_users_own_file_sets_the_size_not_the_cluster(tmp_
 
 @pytest.mark.parametrize("command", ["advise", "predict"])
 def test_help_states_the_size_default(command):
-    out = tierbench(command, "--help", check=True).stdout
+    out = tierbench_main(command, "--help", check=True).stdout
     assert "default: the scale model's target size, [scale] size in the spec" in " ".join(out.split())

@@ -55,11 +55,11 @@ def test_good_spec_plans_repeats_outermost_and_producers_first(tmp_path):
     (("repeats = 2", "repeats = 2\nwarm_up = \"yes\""), "warm_up", "true"),
     (("[storage.a]\ndata = [\"{d}/a\"]", "[storage.a]\nintermediate = [\"{d}/a\"]"), "storage.a.data", "missing"),
 ])
-def test_spec_errors_name_the_field(tmp_path, tb, change, field, words):
+def test_spec_errors_name_the_field(tmp_path, tb_main, change, field, words):
     old, new = change
     text = GOOD.replace(old, new).format(d=tmp_path)
     spec = write_spec(tmp_path / "s.toml", text)
-    out = tb("run", spec, "--out", tmp_path / "res")
+    out = tb_main("run", spec, "--out", tmp_path / "res")
     assert out.returncode == 2, out.stderr
     assert "Traceback" not in out.stderr
     lines = out.stderr.strip().splitlines()
@@ -107,20 +107,20 @@ def test_consumer_without_producer_is_a_spec_error(tmp_path):
         parse_spec(raw, "s.toml")
 
 
-def test_unwritable_path_is_a_spec_error(tmp_path, tb):
+def test_unwritable_path_is_a_spec_error(tmp_path, tb_main):
     blocker = tmp_path / "a-file"
     blocker.write_text("not a directory")
     spec = write_spec(tmp_path / "s.toml", GOOD.format(d=tmp_path).replace(f"{tmp_path}/b", f"{blocker}/sub"))
-    out = tb("run", spec)
+    out = tb_main("run", spec)
     assert out.returncode == 2 and "Traceback" not in out.stderr
     assert "storage.b.intermediate[0]" in out.stderr and "is a file, not a directory" in out.stderr
 
 
-def test_missing_and_malformed_spec_files(tmp_path, tb):
-    out = tb("run", tmp_path / "nope.toml")
+def test_missing_and_malformed_spec_files(tmp_path, tb_main):
+    out = tb_main("run", tmp_path / "nope.toml")
     assert out.returncode == 2 and "no such spec file" in out.stderr
     bad = write_spec(tmp_path / "bad.toml", "name = \n")
-    out = tb("run", bad)
+    out = tb_main("run", bad)
     assert out.returncode == 2 and "not valid TOML" in out.stderr and "Traceback" not in out.stderr
 
 

@@ -146,23 +146,23 @@ def test_rerun_without_resume_refuses_to_mix_results(study, tb):
     assert out.returncode == 2 and "--resume" in out.stderr and "Traceback" not in out.stderr
 
 
-def test_refuses_a_root_it_does_not_own(tmp_path, tb):
+def test_refuses_a_root_it_does_not_own(tmp_path, tb_main):
     foreign = tmp_path / "disk1" / "tb" / "tierbench" / "mine"
     foreign.mkdir(parents=True)
     (foreign / "precious.dat").write_text("someone else's")
     spec = write_spec(tmp_path / "s.toml", SPEC.format(name="mine", repeats=1, d=tmp_path))
-    out = tb("run", spec, "--out", tmp_path / "res")
+    out = tb_main("run", spec, "--out", tmp_path / "res")
     assert out.returncode == 2 and "not created by tierbench" in out.stderr
     assert (foreign / "precious.dat").read_text() == "someone else's"
     assert not (tmp_path / "res").exists()
 
 
-def test_refuses_an_out_dir_that_is_not_its_own(tmp_path, tb):
+def test_refuses_an_out_dir_that_is_not_its_own(tmp_path, tb_main):
     out_dir = tmp_path / "res"
     out_dir.mkdir()
     (out_dir / "thesis.tex").write_text("keep me")
     spec = write_spec(tmp_path / "s.toml", SPEC.format(name="o", repeats=1, d=tmp_path))
-    out = tb("run", spec, "--out", out_dir)
+    out = tb_main("run", spec, "--out", out_dir)
     assert out.returncode == 2 and "holds no tierbench results" in out.stderr
     assert sorted(p.name for p in out_dir.iterdir()) == ["thesis.tex"]
 

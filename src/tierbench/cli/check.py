@@ -1,7 +1,6 @@
 """tierbench check [SPEC]: the studies' OS advice checked on every node a study uses, each check with its fix."""
 
 import json
-import sys
 
 ICONS = {"pass": "✓", "warn": "⚠", "fail": "✗", "n/a": "·"}
 
@@ -49,7 +48,7 @@ def run(args) -> int:
     return 1 if result["summary"]["fail"] else 0
 
 
-def print_checks(result: dict, out=sys.stdout) -> None:
+def print_checks(result: dict, out=None) -> None:  # None: print's sys.stdout as it is at the call, not at import
     from ..analysis.node_check import folded
 
     checks = folded(result["checks"])
