@@ -103,13 +103,16 @@ def equivalent_configs(stored: StoredStudy, workload: str, config: str, k: float
     data, so on all-HDD and on the HDD + SSD hybrid it is one job on one kind of drive: its runs in both are samples
     of the same thing, pooled, and the difference between the two configurations' medians, which is noise, is not
     carried to the target as a difference between them."""
-    ok = [r for r in stored.latest_ok().values() if r.workload == workload]
+    runs_of: dict[str, list[StoredRun]] = {}
+    for r in stored.latest_ok().values():
+        if r.workload == workload:
+            runs_of.setdefault(r.config, []).append(r)
     emulated = {c["name"]: (c.get("emulated") or {}) for c in stored.study.spec.get("storage", [])}
     mine = _drives(emulated.get(config, {}).get("data", []), k)
-    if mine is None or not _intermediate_unused(stored, [r for r in ok if r.config == config]):
+    if mine is None or not _intermediate_unused(stored, runs_of.get(config, [])):
         return [config]
-    return [config] + [c for c, e in emulated.items() if c != config and _drives(e.get("data", []), k) == mine
-                       and any(r.config == c for r in ok) and _intermediate_unused(stored, [r for r in ok if r.config == c])]
+    return [config] + [c for c, e in emulated.items() if c != config and c in runs_of
+                       and _drives(e.get("data", []), k) == mine and _intermediate_unused(stored, runs_of[c])]
 
 
 def time_factor(scale: dict, hw: Hardware, size_bytes: float) -> float:
