@@ -12,6 +12,7 @@ other process. A pid is only signalled when its start time (field 22 of /proc/PI
 boot) is the one recorded when tierbench started it.
 """
 
+import ctypes
 import os
 import signal
 import subprocess
@@ -21,6 +22,7 @@ from pathlib import Path
 
 _GROUPS: dict[int, int] = {}  # leader pid -> its start time: the groups tierbench started and has not ended
 _LOCK = threading.Lock()
+PR_SET_PDEATHSIG = 1  # prctl(2)
 
 
 def _stat_fields(pid: int) -> list[str] | None:
@@ -102,17 +104,30 @@ def end_group(leader: int, leader_start: int | None = None, grace_s: float = 5.0
     _signal_group(leader, leader_start, signal.SIGKILL)
 
 
-def spawn(cmd: list[str], **kwargs) -> subprocess.Popen:
+def spawn(cmd: list[str], die_with_parent: int | None = None, **kwargs) -> subprocess.Popen:
     """subprocess.Popen in a process group of its own, remembered until end_group/end_all ends it. A group, not a
     session: the terminal's Ctrl-C goes to its foreground group alone, and the child stays in tierbench's session,
     so in its scheduler autogroup (a session of its own is a CPU group of its own: with one, test_model_scale's
-    4 GB TeraGen prediction missed by +16% and +17% in two runs, over its 15%; with a group it passed again)."""
+    4 GB TeraGen prediction missed by +16% and +17% in two runs, over its 15%; with a group it passed again).
+    `die_with_parent`: the signal the child gets when tierbench dies without ending it (SIGKILL gives no chance to
+    end_all: an engine's job JVM left running, parent 1, in a study's dirs and memory group, was seen after one)."""
+    if die_with_parent is not None:
+        kwargs["preexec_fn"] = lambda: _set_parent_death_signal(die_with_parent)
     proc = subprocess.Popen(cmd, process_group=0, **kwargs)
     started = start_time(proc.pid)
     if started is not None:
         with _LOCK:
             _GROUPS[proc.pid] = started
     return proc
+
+
+def _set_parent_death_signal(sig: int) -> None:
+    """In the child, before exec: the kernel sends `sig` when the thread that forked it ends (tierbench's engines
+    spawn from the main thread: when tierbench ends). Kept across exec; not inherited by the child's own children."""
+    try:
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(PR_SET_PDEATHSIG, int(sig))
+    except OSError:  # (no glibc: the child only ends with its group)
+        pass
 
 
 def forget(proc: subprocess.Popen) -> None:

@@ -9,7 +9,6 @@ falls on all of them alike; with one application at a time each switch of config
 engine's keep_alive_memory (their resident memory, least recently used stopped first).
 """
 
-import ctypes
 import json
 import os
 import signal
@@ -65,14 +64,6 @@ def spark_conf(engine, app_name: str, local_dirs: list[Path], durable: bool = Fa
     return conf
 
 
-def _die_with_parent() -> None:
-    # the worker (and its JVM, which exits when its stdin closes) must not outlive tierbench
-    try:
-        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-    except OSError:
-        pass
-
-
 class SparkApp:
     """A running Spark application in a worker process."""
 
@@ -87,7 +78,7 @@ class SparkApp:
         self.proc = processes.spawn(
             [sys.executable, "-m", "tierbench.engines.spark_worker"],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log, text=True,
-            env=env or os.environ.copy(), preexec_fn=_die_with_parent,
+            env=env or os.environ.copy(), die_with_parent=signal.SIGTERM,  # (its JVM exits when its stdin closes)
         )
         if confine:  # a scale model's page cache budget: the worker starts its JVM once it has its conf, so in the group
             confine(self.proc.pid)

@@ -9,6 +9,7 @@ Each run's full log is kept with the results.
 """
 
 import re
+import signal
 import subprocess
 import time
 from pathlib import Path
@@ -24,6 +25,7 @@ from . import logparse
 from .. import s3a_requests
 from ...storage.types import COMMITTER_KEY, hadoop_committer_settings
 from .runtime import classpath
+from .watch import wait_for_job
 
 
 # durability = "durable", local mode: Hadoop's local file system, syncing every file it writes before close
@@ -128,20 +130,18 @@ class HadoopEngine(Engine):
         with open(log_path, "w") as log:
             log.write("# " + mask(" ".join(cmd)) + "\n")
             log.flush()
-            proc = processes.spawn(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=req.scratch, stdin=subprocess.DEVNULL)
+            proc = processes.spawn(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=req.scratch, stdin=subprocess.DEVNULL,
+                                   die_with_parent=signal.SIGKILL)  # (a JVM's shutdown hooks may hang on a dead store)
             if self.confine:  # a scale model's page cache budget holds the job's JVM
                 self.confine(proc.pid)
             try:
-                while True:
-                    try:
-                        proc.wait(timeout=0.5)
-                        break
-                    except subprocess.TimeoutExpired:
-                        on_progress({"stage": 1, "name": "MapReduce job", "done": 0, "total": 0})
+                stalled = wait_for_job(proc, log_path, on_progress)
             finally:
                 processes.end_group(proc.pid)  # (the job's JVM, also when tierbench is interrupted mid-job)
         process_s = time.perf_counter() - t0
         mask_file(log_path)  # what the job printed of the credentials it was given
+        if stalled:
+            return JobOutcome(False, process_s, error=mask(stalled), log=str(log_path))
         text = log_path.read_text(errors="replace")
         if proc.returncode != 0:
             return JobOutcome(False, process_s, error=_failure_line(text, proc.returncode), log=str(log_path))
