@@ -163,7 +163,10 @@ master = "local[2]"
 data = ["{tmp_path}/data-a"]
 [storage.b]
 data = ["{tmp_path}/data-b"]
-{TERA_SMALL}""")
+[storage.c]
+data = ["{tmp_path}/data-c"]
+{TERA_SMALL}""")  # (c: still to run when the Ctrl-C comes, however fast b's runs are -- with a and b alone, b's three
+    # runs of 2.5 s once ended before the signal arrived, and the study, complete, rightly exited 0)
     runs = tmp_path / "res" / "runs.jsonl"
     p = subprocess.Popen([sys.executable, "-m", "tierbench", "run", str(spec), "--out", str(tmp_path / "res")],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
