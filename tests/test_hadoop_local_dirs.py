@@ -127,3 +127,23 @@ def test_terasort_on_three_local_dirs_spreads_its_map_outputs_and_sorts_correctl
     assert {what for what, _, _ in placed} >= {"spill 1", "map output"}, placed[:5]
     used = {next(i for i, d in enumerate(dirs) if path.removeprefix("file:").startswith(str(d))) for _, _, path in placed}
     assert len(used) > 1, f"every spill and map output went to local dir {used}"
+
+
+def test_a_failed_local_job_is_recorded_with_its_tasks_cause_not_the_clients_last_line():
+    """The failure this file's e2e test caught, as Hadoop 3.4.2 logged it (abridged): the record says the cause."""
+    from tierbench.engines.hadoop.engine import _failure_line
+
+    missing = "File /l2/attempt_m_000000_0/output/file.out.index does not exist"
+    log = "\n".join([
+        "2026-11-26 08:34:57,996 WARN mapred.LocalJobRunner: job_local2069248187_0001",
+        "java.lang.Exception: org.apache.hadoop.mapreduce.task.reduce.Shuffle$ShuffleError: error in shuffle in localfetcher#1",
+        "\tat org.apache.hadoop.mapred.LocalJobRunner$Job.runTasks(LocalJobRunner.java:492)",
+        "Caused by: org.apache.hadoop.mapreduce.task.reduce.Shuffle$ShuffleError: error in shuffle in localfetcher#1",
+        "\tat org.apache.hadoop.mapreduce.task.reduce.Shuffle.run(Shuffle.java:136)",
+        f"Caused by: java.io.FileNotFoundException: {missing}",
+        "\tat org.apache.hadoop.mapred.SpillRecord.<init>(SpillRecord.java:71)",
+        "2026-11-26 08:34:58,419 INFO mapreduce.Job: Job job_local2069248187_0001 failed with state FAILED due to: NA"])
+    assert _failure_line(log, 1) == f"hadoop job exited 1: Caused by: java.io.FileNotFoundException: {missing}"
+    # a job that fails in its client (no task ran) keeps its own last error line
+    client = "2026-11-26 08:00:00,000 ERROR terasort.TeraSort: Output directory file:/out already exists"
+    assert _failure_line(client, 2).endswith("Output directory file:/out already exists")

@@ -164,7 +164,13 @@ class HadoopEngine(Engine):
 
 
 def _failure_line(text: str, code: int) -> str:
-    for line in reversed(text.splitlines()):
+    lines = text.splitlines()
+    # a task failed: the job client's last line says only "... failed with state FAILED due to: NA"; the local
+    # runner logged the task's stack trace before it, whose last "Caused by" is the cause (a missing file, a full disk)
+    causes = [line for line in lines if line.startswith("Caused by: ")]
+    if causes and any("failed with state" in line for line in lines):
+        return f"hadoop job exited {code}: {causes[-1].strip()[:300]}"
+    for line in reversed(lines):
         if re.search(r"(Exception|ERROR|failed|Error:)", line) and "at " not in line[:6]:
             return f"hadoop job exited {code}: {line.strip()[:300]}"
     return f"hadoop job exited {code}"
