@@ -44,7 +44,8 @@ def _parse_configuration(src, study: str, cname: str, c, engines, base_dir: Path
     if isinstance(data_raw, dict) and "emulate" in data_raw:  # a device of a known shape, made for the study
         data_raw, emulated["data"], _ = parse_emulated(src, f"{where}.data", data_raw, f"{study}-{cname}-data")
     data, data_type, replication, store_conf = parse_data(src, f"{where}.data", data_raw, base_dir)
-    storage_type(data_type).check_engines(src, f"{where}.data", data, {e.kind for e in engines})
+    drives = len(emulated["data"]) if "data" in emulated else None
+    storage_type(data_type).check_engines(src, f"{where}.data", data, {e.kind for e in engines}, drives)
     inter_dirs, split = _intermediate(src, study, cname, c, data, emulated, base_dir)
     setup, teardown = (_shell_command(src, f"{where}.{key}", c.get(key, "")) for key in ("setup", "teardown"))
     return StorageConfig(cname, data, inter_dirs, split, str(c.get("description", "")), data_type, replication, store_conf,

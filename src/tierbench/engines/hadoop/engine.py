@@ -4,7 +4,8 @@ Local mode (default): LocalJobRunner, `file://` data, the storage config's
 intermediate dirs as `mapreduce.cluster.local.dir`. YARN mode: the jobs are
 submitted with a Hadoop conf dir (a user's cluster, or tierbench's embedded
 YARN); there the NodeManagers' local dirs hold intermediate data.
-Durable studies in local mode write through tierbench's syncing local file system (DURABLE_LOCAL_CONF).
+Durable studies in local mode write through tierbench's syncing local file system (DURABLE_LOCAL_CONF); in local
+mode tasks place their map outputs through tierbench's MapOutputFiles (LOCAL_OUTPUT_CONF).
 Each run's full log is kept with the results.
 """
 
@@ -34,6 +35,10 @@ from .watch import wait_for_job
 # settings still win. Its local runner (ParallelLocalProtocolProvider.java) is Hadoop's without forcing a job's maps
 # to 1: TeraGen writes with as many maps as it is given (`tasks`), as a node's task slots do.
 LOCAL_FRAMEWORK = "tierbench-local"
+# Local mode, any durability: where a task puts its spills and map outputs (MapOutputFiles.java): as Hadoop's own
+# (round robin over mapreduce.cluster.local.dir) but a map output's index beside its output, which Hadoop's local
+# runner reads it from -- with several local dirs Hadoop's own puts it elsewhere and a TeraSort fails
+LOCAL_OUTPUT_CONF = {"mapreduce.task.local.output.class": "tierbench.io.MapOutputFiles"}
 S3A_LOGGING_KEY = "fs.iostatistics.logging.level"  # Hadoop's: the level S3AFileSystem.close() logs its IOStatistics at
 DURABLE_LOCAL_CONF = {"fs.file.impl": "tierbench.io.SyncingLocalFileSystem", "mapreduce.framework.name": LOCAL_FRAMEWORK}
 # on YARN the tasks run in the NodeManagers' JVMs, whose classpath tierbench does not set
@@ -58,8 +63,8 @@ class HadoopEngine(Engine):
     def open(self, variant: str, config, local_dirs: list[Path], on_phase, also=()) -> None:
         on_phase("checking Hadoop's jars (fetched from Maven Central on first use)")
         hadoop_lib()
-        if self.durable_local:
-            on_phase("building tierbench's Java classes (the syncing local file system)")
+        if self.spec.mode == "local":
+            on_phase("building tierbench's Java classes (the map outputs' placement, the syncing local file system)")
             jobs_jar()
         self._local_dirs = local_dirs
         self._connectors = tuple(dict.fromkeys(c.type.connector("hadoop") for c in (config, *also)))
@@ -77,6 +82,7 @@ class HadoopEngine(Engine):
                 "mapreduce.cluster.local.dir": ",".join(str(p) for p in req.local_dirs),
                 # the job's staging files on this host even when the default file system is a bucket
                 "mapreduce.jobtracker.staging.root.dir": f"file://{req.scratch / 'staging'}",
+                **LOCAL_OUTPUT_CONF,
             })
         else:
             d.update({
@@ -102,8 +108,8 @@ class HadoopEngine(Engine):
         for k, v in {**generic, **extra}.items():
             opts += ["-D", f"{k}={v}"]
         jars = tuple(jar for c in self._connectors for jar in c.jars())
-        if self.durable_local:
-            jars += (str(jobs_jar()),)  # SyncingLocalFileSystem
+        if self.spec.mode == "local":
+            jars += (str(jobs_jar()),)  # MapOutputFiles, SyncingLocalFileSystem, the tierbench-local runner
         return [java_bin(), "-Xmx1g", *ADD_OPENS.split(), "-cp", classpath(self.conf_dir, jars), wl.hadoop_main, *opts, *args]
 
     @property
@@ -158,7 +164,13 @@ class HadoopEngine(Engine):
 
 
 def _failure_line(text: str, code: int) -> str:
-    for line in reversed(text.splitlines()):
+    lines = text.splitlines()
+    # a task failed: the job client's last line says only "... failed with state FAILED due to: NA"; the local
+    # runner logged the task's stack trace before it, whose last "Caused by" is the cause (a missing file, a full disk)
+    causes = [line for line in lines if line.startswith("Caused by: ")]
+    if causes and any("failed with state" in line for line in lines):
+        return f"hadoop job exited {code}: {causes[-1].strip()[:300]}"
+    for line in reversed(lines):
         if re.search(r"(Exception|ERROR|failed|Error:)", line) and "at " not in line[:6]:
             return f"hadoop job exited {code}: {line.strip()[:300]}"
     return f"hadoop job exited {code}"
