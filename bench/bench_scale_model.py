@@ -47,6 +47,10 @@ def main() -> int:
     runs = [r for r in ResultsDir(Path(args.done or args.out)).load().runs if r.status == "ok"]
     section = "sandisk_testdfsio_2014" if any(r.label.startswith("dfsio") for r in runs) else "sandisk_terasort_2014"
     configs, columns = STUDIES[section]
+    missing = sorted(set(configs.values()) - {r.config for r in runs})
+    if missing:  # (a study of other configurations: the Cloudera example has no published runtimes to compare)
+        sys.exit(f"{args.done or args.out}: no ok runs of configuration(s) {', '.join(missing)}: this benchmark compares "
+                 f"the SanDisk studies' configurations ({', '.join(configs.values())}, as their examples name them)")
     _, published = load_section(section)
     print(f"{section}: published runtime ratios beside the scale model's (medians; Welch p of the model's runs)")
     print(f"{'workload':12} {'ratio':18} {'published':>9} {'model':>7} {'error':>7} {'p':>7}")
