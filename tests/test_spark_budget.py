@@ -89,3 +89,32 @@ def test_an_embedded_standalone_clusters_executors_are_held_when_the_study_resta
     finally:
         down = tierbench("services", "down", "spark", "--dir", svc, timeout=120)
         assert down.returncode == 0 and "stopped" in down.stdout
+
+
+def test_a_killed_studys_empty_group_is_removed_and_a_live_studys_kept():
+    """A study killed with SIGKILL leaves its group behind (no __exit__ ran); the next budget removes it, never the
+    group of a study whose tierbench still runs, nor one still holding a process."""
+    import os
+
+    from tierbench.study.memory_budget import MEMORY, remove_stale_groups, can_budget
+
+    if why := can_budget():
+        pytest.skip(f"this machine cannot make memory groups: {why}")
+    gone = subprocess.Popen(["true"])
+    gone.wait()  # (its pid: a tierbench that is gone)
+    stale, busy = MEMORY / f"tierbench-stale-{gone.pid}", MEMORY / f"tierbench-busy-{gone.pid}"
+    live = MEMORY / f"tierbench-live-{os.getpid()}"
+    held = subprocess.Popen(["sleep", "60"])
+    try:
+        for group in (stale, live, busy):
+            group.mkdir(exist_ok=True)
+        (busy / "cgroup.procs").write_text(f"{held.pid}\n")
+        removed = remove_stale_groups()
+        assert stale.name in removed and not stale.exists()
+        assert live.exists() and busy.exists() and live.name not in removed and busy.name not in removed
+    finally:
+        held.kill()
+        held.wait()
+        for group in (stale, live, busy):
+            if group.exists():
+                group.rmdir()

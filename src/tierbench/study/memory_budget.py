@@ -7,7 +7,8 @@ their mapped files (code, jars) + the budget + HEADROOM. The page cache beyond t
 (without swap a heap cannot go): a fixed limit that a second JVM's heap met made a study thrash for minutes
 (issue 33), a following one cannot.
 
-The group is tierbench's own (`tierbench-<study>-<pid>`), made for the study and removed after it; only the
+The group is tierbench's own (`tierbench-<study>-<pid>`), made for the study and removed after it (or, when a
+SIGKILL gave it no chance, by the next study: `remove_stale_groups`, empty groups of dead pids only); only the
 processes the engines start are moved into it (and back where they were after it: a standalone cluster's
 Workers the study restarted outlive it). Each run records the budget and the page cache the group held at most
 (`memory_budget` in runs.jsonl), and what of the engine's processes it did not hold (`not_covering`: executors of
@@ -64,6 +65,7 @@ class MemoryBudget:
         why = can_budget()
         if why:
             raise UserError(why)
+        remove_stale_groups()
         self.group.mkdir(exist_ok=False)  # a name of ours alone: refuse to adopt a group that exists
         # a process that meets the limit between two polls waits for the next one to raise it: never an OOM kill
         (self.group / "memory.oom_control").write_text("1\n")
@@ -140,6 +142,23 @@ class MemoryBudget:
             self.group.rmdir()
         except OSError:
             pass
+
+
+def remove_stale_groups(memory: Path = MEMORY) -> list[str]:
+    """Remove the empty groups of studies whose tierbench is gone (killed with SIGKILL: no __exit__ ran); the names
+    removed. Only ours (`tierbench-<study>-<pid>`, the pid no longer running) and only empty (rmdir refuses a
+    group that holds a process): a live study's group, or one still holding a process, is left as it is."""
+    removed = []
+    for group in memory.glob("tierbench-*-*"):
+        pid = group.name.rsplit("-", 1)[1]
+        if not group.is_dir() or not pid.isdigit() or Path(f"/proc/{pid}").exists():
+            continue
+        try:
+            group.rmdir()
+            removed.append(group.name)
+        except OSError:
+            pass
+    return removed
 
 
 def _memory_group_of(pid: int) -> str | None:
