@@ -99,7 +99,8 @@ def test_a_killed_studys_empty_group_is_removed_and_a_live_studys_kept():
     from tierbench.study.memory_budget import MEMORY, remove_stale_groups, can_budget
 
     if why := can_budget():
-        pytest.skip(f"this machine cannot make memory groups: {why}")
+        pytest.skip(f"this machine cannot make memory groups (root and the cgroup-v1 memory controller), so there is no "
+                    f"group to leave behind or remove: {why}")
     gone = subprocess.Popen(["true"])
     gone.wait()  # (its pid: a tierbench that is gone)
     stale, busy = MEMORY / f"tierbench-stale-{gone.pid}", MEMORY / f"tierbench-busy-{gone.pid}"

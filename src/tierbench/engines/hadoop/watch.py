@@ -36,7 +36,8 @@ class LogWatch:
         if not new:
             return
         self.grew_at = time.monotonic()
-        text, self._tail = self._tail + new, (self._tail + new).rsplit("\n", 1)[-1]
+        text = self._tail + new  # (a line may arrive in two reads: the last partial one is kept for the next)
+        self._tail = text.rsplit("\n", 1)[-1]
         if self.dead_thread is None and (m := DEAD_THREAD.search(text)):
             self.dead_thread = f'thread "{m.group(1)}" died: {m.group(2)[:300]}'
 
