@@ -155,7 +155,7 @@ def test_ctrl_c_to_the_terminal_group_leaves_no_spark_jvm_behind(tmp_path):
 
     spec = write_spec(tmp_path / "s.toml", f"""
 name = "ctrlc"
-repeats = 1
+repeats = 3
 warm_up = false
 [engine]
 master = "local[2]"
@@ -165,8 +165,9 @@ data = ["{tmp_path}/data-a"]
 data = ["{tmp_path}/data-b"]
 [storage.c]
 data = ["{tmp_path}/data-c"]
-{TERA_SMALL}""")  # (c: still to run when the Ctrl-C comes, however fast b's runs are -- with a and b alone, b's three
-    # runs of 2.5 s once ended before the signal arrived, and the study, complete, rightly exited 0)
+{TERA_SMALL}""")  # (three repeats of three configurations: most of the study is still to run when the Ctrl-C comes,
+    # however fast the runs are -- with one repeat, a machine that ran each in under a second finished the whole study
+    # before the signal arrived, and the study, complete, rightly exited 0)
     runs = tmp_path / "res" / "runs.jsonl"
     p = subprocess.Popen([sys.executable, "-m", "tierbench", "run", str(spec), "--out", str(tmp_path / "res")],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)

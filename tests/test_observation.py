@@ -139,9 +139,10 @@ partitions = 2
     # the sorted output goes to the data device, after the shuffle
     out_data = w.get(("reduce/output", data_dev), 0) + w.get((WRITEBACK, data_dev), 0)
     assert out_data > 0.5 * mb, w
-    # (samples are labelled by interval: the map stage's last shuffle writes can fall into the first
-    # reduce interval, so the intermediate device's share there is small, not nil)
-    assert w.get(("reduce/output", inter_dev), 0) < 0.3 * w.get(("map", inter_dev), 0), w
+    # the intermediate device takes the shuffle once and none of the output. (Not per phase: the kernel writes the
+    # shuffle's pages back when it chooses, and on a fast machine 45% of them reached the device in the reduce phase)
+    inter = sum(v for (_, dev), v in w.items() if dev == inter_dev)
+    assert 0.5 * mb < inter < 1.5 * mb, w
     assert set(o.roles[data_dev]) == {"data"} and set(o.roles[inter_dev]) == {"intermediate"}
     html = (tmp_path / "res" / "report.html").read_text()
     assert "IO profile per phase" in html and f"{inter_dev} (intermediate)" in html
