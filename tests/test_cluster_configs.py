@@ -259,6 +259,7 @@ def test_embedded_standalone_workers_use_each_configurations_intermediate_dirs(t
         spec = write_spec(tmp_path / "s.toml", f"""
             name = "standalone-dirs"
             repeats = 1
+            warm_up = false
             drop_caches = "never"
             [sampling]
             enabled = false

@@ -32,6 +32,7 @@ def test_two_nodes_observed_each_shuffling_to_its_configurations_device(two_work
     spec = write_spec(tmp_path / "s.toml", f"""
 name = "two-nodes"
 repeats = 1
+warm_up = false
 [engine]
 master = "{master}"
 driver_memory = "1g"

@@ -12,6 +12,7 @@ from tierbench.sampling.devices import device_of
 SPEC = """
 name = "{name}"
 repeats = 1
+warm_up = false
 durability = "{mode}"
 [engine]
 master = "local[2]"

@@ -92,6 +92,7 @@ def test_sigterm_and_sighup_stop_a_study_as_ctrl_c_does_and_it_resumes(tmp_path,
     spec = write_spec(tmp_path / "s.toml", f"""
 name = "stopped"
 repeats = 2
+warm_up = false
 [engine]
 master = "local[2]"
 [storage.a]

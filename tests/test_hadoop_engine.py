@@ -21,6 +21,7 @@ def test_spark_and_hadoop_side_by_side_in_one_report(tmp_path, tb):
     spec = write_spec(tmp_path / "s.toml", f"""
 name = "engines"
 repeats = 1
+warm_up = false
 [engines.spark]
 kind = "spark"
 master = "local[2]"
@@ -87,6 +88,7 @@ def test_study_on_embedded_yarn(yarn, tb):
     spec = write_spec(d / "s.toml", f"""
 name = "onyarn"
 repeats = 1
+warm_up = false
 [engine]
 kind = "hadoop"
 mode = "yarn"

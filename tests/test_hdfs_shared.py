@@ -34,6 +34,7 @@ def test_study_on_hdfs_and_shared_with_both_engines(hdfs, tb):
     spec = write_spec(d / "s.toml", f"""
 name = "mixed"
 repeats = 1
+warm_up = false
 [engines.spark]
 kind = "spark"
 master = "local[2]"

@@ -28,6 +28,7 @@ def test_study_runs_on_two_standalone_workers(standalone, tb):
     spec = write_spec(d / "s.toml", f"""
 name = "standalone"
 repeats = 1
+warm_up = false
 [engine]
 master = "{master}"
 driver_memory = "1g"

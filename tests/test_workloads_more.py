@@ -74,6 +74,7 @@ def study(hdfs_uri, tmp_path_factory):
     spec = write_spec(d / "s.toml", f"""
 name = "more"
 repeats = 1
+warm_up = false
 keep_data = true
 [engine]
 master = "local[2]"
