@@ -168,6 +168,7 @@ ERASURE_BLOCKS = Bound(1, 64, "blocks", whole=True)  # k or m of k+m
 NETWORK_GBPS = Bound(0.001, 10_000, "Gbit/s", positive=True)
 DRIVE_MB_S = Bound(0.1, 100_000, "MB/s", positive=True)
 DRIVE_IOPS = Bound(1, 1e8, "IOPS", positive=True)
+CPU_MB_S_PER_THREAD = Bound(0.01, 10_000, "MB/s", positive=True)  # a job's input per thread when CPU-bound
 NODE_MEMORY = Bound(1 << 20, 1024 * TB, size=True)
 DATA_SIZE = Bound(1 << 20, 10_000 * TB, size=True)  # a job's data: a predicted size, cost.target_size
 DRIVE_CAPACITY = Bound(1 << 20, 10_000 * TB, size=True)

@@ -21,7 +21,9 @@ from ..units import MB
 
 FIGURES = ("read_mb_s", "write_mb_s", "read_iops", "write_iops")
 TOP_KEYS = ("name", "source", "nodes", "cores", "memory", "network_gbps", "replication", "erasure", "price_usd",
-            "engine", "task_heap", "data", "intermediate")
+            "engine", "task_heap", "data", "intermediate", "cpu")
+CPU_KEYS = ("mb_s_per_thread", "source")
+CPU_JOBS = ("teragen", "terasort", "wordcount", "grep", "shuffle", "sql")  # jobs whose rate per thread a description may give
 ENGINES = ("hadoop", "spark")  # whose spill and merge rules the model applies at the target (model/rules.py)
 DRIVE_KEYS = ("drive", "count") + FIGURES
 FIGURE_BOUNDS = {"read_mb_s": bounds.DRIVE_MB_S, "write_mb_s": bounds.DRIVE_MB_S,
@@ -80,6 +82,16 @@ class DriveSet:
 
 
 @dataclass(frozen=True)
+class CpuRate:
+    """How fast one of the target's threads runs a job when its CPU, not its drives, sets the pace: the job's
+    input MB (10^6 bytes) per second per thread. The scale model divides it by this machine's measured rate for the
+    same job to size its emulated drives (`core_speed`, docs/scale-model.md)."""
+    job: str
+    mb_s_per_thread: float
+    source: str
+
+
+@dataclass(frozen=True)
 class Hardware:
     name: str
     nodes: int               # worker nodes
@@ -94,6 +106,10 @@ class Hardware:
     price_usd: float | None = None  # the whole cluster's, for $/job (tierbench predict's cost columns)
     engine: str | None = None  # the engine the cluster runs ("hadoop": MapReduce; "spark"); None: the measured runs'
     task_heap: int = 1 << 30   # a task's JVM heap there: its sort and merge memory
+    cpu: tuple[CpuRate, ...] = ()  # [cpu.<job>]: a thread's rate for a job there, where a source gives one
+
+    def cpu_rate(self, job: str) -> CpuRate | None:
+        return next((c for c in self.cpu if c.job == job), None)
 
     def with_nodes(self, nodes: int) -> "Hardware":
         if nodes < 1:
@@ -146,7 +162,26 @@ def hardware_from_dict(raw: dict, src: str = "<hardware>") -> Hardware:
                         f"its spill and merge rules), got {engine!r}")
     heap = _memory(src, raw["task_heap"], "task_heap", "a task's JVM heap") if "task_heap" in raw else 1 << 30
     return Hardware(name, nodes, cores, memory, network_gbps, _write_copies(src, raw), data, intermediate, source,
-                    intermediate_on_data="intermediate" not in raw, price_usd=price, engine=engine, task_heap=heap)
+                    intermediate_on_data="intermediate" not in raw, price_usd=price, engine=engine, task_heap=heap,
+                    cpu=_cpu_rates(src, raw.get("cpu", {})))
+
+
+def _cpu_rates(src: str, raw) -> tuple[CpuRate, ...]:
+    """[cpu.terasort] mb_s_per_thread = 4.26, source = "...": a job's rate per thread where its CPU set the pace."""
+    table(src, "cpu", raw, f"expected a table of jobs such as [cpu.terasort] mb_s_per_thread = 4.26, got {raw!r}")
+    unknown_fields(src, "cpu.", raw, CPU_JOBS, key=bounds.shown)
+    rates = []
+    for job, t in raw.items():
+        table(src, f"cpu.{job}", t, f"expected a table such as [cpu.{job}] mb_s_per_thread = 4.26 source = \"...\"")
+        unknown_fields(src, f"cpu.{job}.", t, CPU_KEYS, key=bounds.shown)
+        rate = field(src, f"cpu.{job}.mb_s_per_thread", required(src, f"cpu.{job}.", t, "mb_s_per_thread",
+                     "the job's input MB/s per thread when CPU-bound"), bounds.CPU_MB_S_PER_THREAD)
+        source = t.get("source")
+        if not isinstance(source, str) or not source.strip():
+            raise SpecError(src, f"cpu.{job}.source", f"expected a string saying where the rate comes from "
+                            f"(a run's size, threads and runtime), got {source!r}")
+        rates.append(CpuRate(job, float(rate), source))
+    return tuple(rates)
 
 
 def _drive_set(src: str, where: str, raw) -> DriveSet:

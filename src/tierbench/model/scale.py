@@ -13,7 +13,9 @@ a storage tier wins (docs/scale-model.md):
   input does, so tasks spill and merge in as many passes as on the target;
 - tasks per drive: as many tasks at once as a target node runs, on as many drives;
 - CPU vs drives: the drives' MB/s and IOPS scale by `k` = this machine's cores / (the target's cores x `core_speed`,
-  a target core's speed in this machine's), so a node's CPU and drives keep their balance.
+  a target core's speed in this machine's), so a node's CPU and drives keep their balance. Where the target gives
+  a thread's rate for the job ([cpu.terasort] in its description), `core_speed` is that rate over this machine's,
+  measured by a calibration run before the drives are sized (study/calibration.py).
 
 What cannot be kept (the network between nodes, a NameNode's work, stragglers) is listed in `breaks`.
 """
@@ -59,6 +61,7 @@ class ScaleModel:
     page_cache_bytes: int       # the page cache budget of the engine's processes here
     settings: tuple[Setting, ...] = field(default=())
     breaks: tuple[str, ...] = field(default=())
+    calibration: dict | None = None  # core_speed from a measured rate (Calibration.to_dict()); None: given or 1
 
     def drive_figures(self, drive: Drive) -> dict:
         """A target drive's figures as the model's emulated drive runs them (k x each)."""
@@ -74,7 +77,41 @@ class ScaleModel:
                 "mapreduce.local.reduce.tasks.maximum": min(self.tasks, self.reducers)}
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        d = asdict(self)
+        if d["calibration"] is None:  # (as recorded before calibration existed: the study's fingerprint holds)
+            del d["calibration"]
+        return d
+
+    @property
+    def calibration_pending(self) -> bool:
+        return bool(self.calibration) and self.calibration.get("status") == "pending"
+
+
+@dataclass(frozen=True)
+class Calibration:
+    """core_speed from rates: the target's thread's rate for a job (its description's [cpu.<job>], with the source)
+    over this machine's core's, measured by running the job at the model's size where the CPU sets the pace."""
+    job: str
+    target_mb_s_per_thread: float
+    source: str
+    runs_s: tuple[float, ...] = ()  # the calibration runs' wall times here; () while pending
+    data_bytes: int = 0
+    cores: int = 0
+
+    @property
+    def here_mb_s_per_core(self) -> float:
+        median = sorted(self.runs_s)[len(self.runs_s) // 2]
+        return self.data_bytes / 1e6 / (median * self.cores)
+
+    @property
+    def core_speed(self) -> float:
+        return self.target_mb_s_per_thread / self.here_mb_s_per_core if self.runs_s else 1.0
+
+    def to_dict(self) -> dict:
+        d = {**asdict(self), "runs_s": list(self.runs_s), "status": "measured" if self.runs_s else "pending"}
+        if self.runs_s:
+            d.update(here_mb_s_per_core=self.here_mb_s_per_core, core_speed=self.core_speed)
+        return d
 
 
 @dataclass(frozen=True)
@@ -84,8 +121,11 @@ class Here:
 
 
 def derive(target: Hardware, target_size: int, data_bytes: int, here: Here, core_speed: float = 1.0,
-           target_reducers: int | None = None, task_heap: int = TARGET_TASK_HEAP) -> ScaleModel:
-    """The model of one target node at `data_bytes` of data on this machine (see the module's doc for the rules)."""
+           target_reducers: int | None = None, task_heap: int = TARGET_TASK_HEAP,
+           calibration: Calibration | None = None) -> ScaleModel:
+    """The model of one target node at `data_bytes` of data on this machine (see the module's doc for the rules);
+    with a calibration, its core_speed (1 while it is pending)."""
+    core_speed = calibration.core_speed if calibration else core_speed
     per_node = target_size / target.nodes
     k = here.cores / (target.cores * core_speed)  # a node's CPU there in this machine's cores: target.cores x core_speed
     reducers_t = target_reducers or target.nodes * target.cores  # one wave of reducers on every task slot
@@ -100,8 +140,9 @@ def derive(target: Hardware, target_size: int, data_bytes: int, here: Here, core
     model = ScaleModel(target.name, target_size, data_bytes, s, k, split, max(1, math.ceil(data_bytes / split)),
                        reducers, max(1, round(TARGET_SORT_BUFFER * s / MB)), shuffle, target.cores, target.write_copies,
                        cache)
-    settings = _settings(model, target, per_node, cache_t, reducers_t, task_heap)
-    return ScaleModel(**{**asdict(model), "settings": settings, "breaks": _breaks(model, target, per_node, task_heap)})
+    settings = _settings(model, target, per_node, cache_t, reducers_t, task_heap) + _core_speed_settings(calibration)
+    return ScaleModel(**{**asdict(model), "settings": settings, "breaks": _breaks(model, target, per_node, task_heap),
+                         "calibration": calibration.to_dict() if calibration else None})
 
 
 def _settings(m: ScaleModel, t: Hardware, per_node: float, cache_t: float, reducers_t: int,
@@ -126,6 +167,19 @@ def _settings(m: ScaleModel, t: Hardware, per_node: float, cache_t: float, reduc
                 "bytes a node's drives take per byte generated"),
         Setting("drive speed factor k", f"{m.rate_factor:.3g}", "1", "CPU vs drives: cores here / (cores there x core_speed)"),
     )
+
+
+def _core_speed_settings(c: Calibration | None) -> tuple[Setting, ...]:
+    """The rates core_speed comes from, when it is measured (nothing otherwise: as recorded before it was)."""
+    if not c:
+        return ()
+    if not c.runs_s:
+        return (Setting("core_speed", "measured when the study starts", "", f"the target's {c.job} rate per thread "
+                        "over this machine's per core"),)
+    here = (f"{c.here_mb_s_per_core:.3g} MB/s per core ({c.job}: {c.data_bytes / 1e6:.0f} MB in "
+            f"{sorted(c.runs_s)[len(c.runs_s) // 2]:.1f} s on {c.cores} cores, the median of {len(c.runs_s)} runs)")
+    return (Setting(f"{c.job} rate where the CPU sets the pace", here, f"{c.target_mb_s_per_thread:g} MB/s per thread",
+                    f"core_speed = {c.core_speed:.3g}: the target's rate / this machine's ({c.source})"),)
 
 
 def _breaks(m: ScaleModel, t: Hardware, per_node: float, heap_t: int) -> tuple[str, ...]:

@@ -4,7 +4,8 @@
     target = "sandisk-hybrid"   # a hardware description (docs/hardware.md): shipped name or .toml path
     size = "1TB"                # the full-size job's data, all nodes (decimal units, as the studies count)
     data = "256MB"              # the model's data on this machine (default 256MB)
-    core_speed = 1.0            # a target core's speed relative to one of this machine's (default 1)
+    core_speed = "measured"     # a target core's speed relative to one of this machine's: a number, or "measured"
+                                # (the default where the target gives a rate for a workload of the study, else 1)
     reducers = 36               # the target job's reducers (default: one per task slot of every node)
     task_heap = "512MB"         # the target's task JVM heap (default 1GB)
 
@@ -21,16 +22,18 @@ from pathlib import Path
 from ..errors import SpecError
 from ..fields import between, positive_int, table, unknown_fields
 from ..model.hardware import catalog, load_hardware
-from ..model.scale import Here, ScaleModel, derive
+from ..model.scale import Calibration, Here, ScaleModel, derive
 from ..units import parse_size
 from ..workloads import WORKLOADS
 
 SCALE_KEYS = ("target", "size", "data", "core_speed", "reducers", "task_heap")
 DEFAULT_DATA = "256MB"
+MEASURED = "measured"
 
 
-def parse_scale(src: str, raw: dict, base_dir: Path) -> ScaleModel | None:
-    """The [scale] table's model, or None when the study has none."""
+def parse_scale(src: str, raw: dict, base_dir: Path, calibration_runs: tuple[float, ...] = ()) -> ScaleModel | None:
+    """The [scale] table's model, or None when the study has none. With core_speed measured, `calibration_runs` are
+    the calibration's wall times (study/calibration.py); without them the model's calibration is pending."""
     if "scale" not in raw:
         return None
     t = table(src, "scale", raw["scale"], "expected a table such as [scale] target = \"sandisk-hybrid\" size = \"1TB\"")
@@ -41,12 +44,34 @@ def parse_scale(src: str, raw: dict, base_dir: Path) -> ScaleModel | None:
     if data * target.nodes >= full:
         raise SpecError(src, "scale.data", f"{t.get('data', DEFAULT_DATA)!r} is not smaller than a target node's share "
                         f"of {t['size']!r}: a scale model is smaller than the node it models")
-    speed = float(between(src, "scale.core_speed", t.get("core_speed", 1.0), 0.05, 20, "a target core's speed "
-                          "relative to one of this machine's"))
+    here = Here(cores=os.cpu_count() or 1)
+    calibration = _calibration(src, t, target, raw.get("workloads"))
+    speed = 1.0 if calibration else float(between(src, "scale.core_speed", t.get("core_speed", 1.0), 0.05, 20,
+                                                  "a target core's speed relative to one of this machine's, or \"measured\""))
+    if calibration and calibration_runs:
+        calibration = Calibration(**{**calibration.__dict__, "runs_s": tuple(calibration_runs), "data_bytes": data,
+                                     "cores": here.cores})
     reducers = positive_int(src, "scale.reducers", t["reducers"], 1) if "reducers" in t else None
     heap = _size(src, "scale.task_heap", t.get("task_heap", "1GB"), decimal=False, what="a task's JVM heap there")
-    here = Here(cores=os.cpu_count() or 1)
-    return derive(target, full, data, here, speed, reducers, task_heap=heap)
+    return derive(target, full, data, here, speed, reducers, task_heap=heap, calibration=calibration)
+
+
+def _calibration(src, t: dict, target, workloads) -> Calibration | None:
+    """core_speed "measured" (the default where the target has a rate for one of the study's workloads): on the first
+    such workload; None for a number given, or when nothing can be measured by default."""
+    given = t.get("core_speed", MEASURED)
+    if given != MEASURED:
+        return None
+    names = [w.get("name") for w in workloads if isinstance(w, dict)] if isinstance(workloads, list) else []
+    rate = next((r for n in names if (r := target.cpu_rate(n))), None)
+    if rate:
+        return Calibration(rate.job, rate.mb_s_per_thread, rate.source)
+    if "core_speed" in t:
+        jobs = ", ".join(c.job for c in target.cpu) or "none"
+        raise SpecError(src, "scale.core_speed", f"\"measured\" needs the target's rate for one of the study's "
+                        f"workloads ([cpu.<job>] in its description, docs/hardware.md; {target.name} has: {jobs}): "
+                        "give a number instead, a target core's speed relative to one of this machine's")
+    return None
 
 
 def _target(src, t: dict, base_dir: Path):

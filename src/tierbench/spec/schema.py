@@ -99,17 +99,24 @@ class Spec:
 
 
 def load_spec(path: str | os.PathLike) -> Spec:
-    p = Path(path)
+    raw, base_dir = read_spec(path)
+    return parse_spec(raw, source=str(path), base_dir=base_dir)
+
+
+def read_spec(path: str | os.PathLike) -> tuple[dict, Path]:
+    """A spec file's TOML tables, and the folder its relative paths are taken in."""
     raw = read_toml(path, "spec file", "give the study's .toml file (examples/ has some)")
-    return parse_spec(raw, source=str(path), base_dir=p.resolve().parent)
+    return raw, Path(path).resolve().parent
 
 
-def parse_spec(raw: dict, source: str = "<spec>", base_dir: Path | None = None) -> Spec:
-    """A spec's TOML tables -> Spec, table by table (each error naming the field); nothing is left unchecked."""
+def parse_spec(raw: dict, source: str = "<spec>", base_dir: Path | None = None,
+               calibration_runs: tuple[float, ...] = ()) -> Spec:
+    """A spec's TOML tables -> Spec, table by table (each error naming the field); nothing is left unchecked.
+    `calibration_runs`: a scale model's measured calibration (study/calibration.py), which sizes its drives."""
     src = source
     base_dir = base_dir or Path.cwd()
     unknown_fields(src, "", raw, TOP_KEYS)
-    scale = parse_scale(src, raw, base_dir)
+    scale = parse_scale(src, raw, base_dir, calibration_runs)
     raw = apply_scale(src, raw, scale) if scale else raw  # the derived settings, checked below as a user's would be
     study = _parse_study(src, raw)
     sweeps: list[dict] = []  # the knobs given as lists, as each table expands them

@@ -31,6 +31,12 @@ STUDY_FILE = "study.json"
 RUNS_FILE = "runs.jsonl"
 RESERVE_FILE = ".tierbench-reserve"
 RESERVE_BYTES = 1 << 20  # a few hundred run records
+CALIBRATION_DIR = "calibration"  # a scale model's calibration study, a results folder inside the study's (study/calibration.py)
+
+
+def _is_calibration(path: Path) -> bool:
+    """The calibration of the study about to be made here: run first, in a results folder of its own."""
+    return path.name == CALIBRATION_DIR and (path / STUDY_FILE).is_file()
 
 
 def latest_ok(records: list[dict]) -> dict[str, dict]:
@@ -88,9 +94,16 @@ class ResultsDir:
         if self.path.exists() and not self.path.is_dir():
             raise UserError(f"{self.path} is a file; --out must be a directory")
         ours = {LOCK_FILE, RESERVE_FILE}  # our lock and the room kept for records; and `tierbench probe`'s result
-        if self.path.is_dir() and any(p.name not in ours and not is_probe_result(p) for p in self.path.iterdir()) \
-                and not self.exists():
+        if self.path.is_dir() and any(p.name not in ours and not is_probe_result(p) and not _is_calibration(p)
+                                      for p in self.path.iterdir()) and not self.exists():
             raise UserError(f"{self.path} is not empty and holds no tierbench results; tierbench will not write there: choose another --out")
+
+    def check_may_run(self, resume: bool) -> None:
+        """A new study may be made here, or (with resume) the one here continued: else one line saying what to do."""
+        self.check_writable_as_new()
+        if self.exists() and not resume:
+            raise UserError(f"{self.path} already holds results of study {self.study().get('name')!r}; "
+                            "pass --resume to continue it, or choose another --out")
 
     def lock(self) -> None:
         """Hold the folder for this process (one line naming the holder's PID if another has it). A folder this

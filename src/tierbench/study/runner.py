@@ -84,10 +84,8 @@ class StudyRunner:
         self._check_gateways()
         self.nodes.start_ssh()  # the spec's [cluster] nodes reachable, or one line before anything is written
         if self.results.exists():
+            self.results.check_may_run(self.resume)
             study = self.results.study()
-            if not self.resume:
-                raise UserError(f"{self.results.path} already holds results of study {study.get('name')!r}; "
-                                "pass --resume to continue it, or choose another --out")
             if study.get("fingerprint") != spec.fingerprint():
                 raise UserError(f"{self.results.path}: the spec changed since these results were recorded "
                                 "(configurations, engines, workloads or repeats differ); runs cannot be pooled: use another --out")

@@ -1,0 +1,68 @@
+"""A scale model's calibration: this machine's rate for the job where its CPU sets the pace, measured before the
+emulated drives are sized (core_speed = the target's rate per thread / this machine's per core: model/scale.py).
+
+The calibration is a small study of its own, in the results folder's `calibration/` subfolder: the study's engine
+runs the study's workloads up to the calibrated job (TeraGen, then TeraSort) at the model's sizes and task settings,
+REPEATS times, on a plain directory of this machine's, with the engine's own (unsynced) writes, no emulated drive and
+no page cache budget -- so that no drive, only the CPU, sets the pace. The job's median wall time gives the rate:
+the model's data / (median x this machine's cores), as the target's rate is its data per node / (runtime x threads).
+An interrupted calibration resumes with its study (--resume); a finished one is read back, not run again.
+"""
+
+import copy
+import sys
+from pathlib import Path
+
+from ..errors import UserError
+from ..spec import Spec, parse_spec
+from ..spec.scale import apply_scale, parse_scale
+from ..store.results import CALIBRATION_DIR, ResultsDir
+REPEATS = 3
+DROPPED = ("scale", "cost", "baseline", "probe", "cluster", "pipelines", "mix")  # tables the calibration runs without
+
+
+def calibrated(spec: Spec, raw: dict, base_dir: Path, out_dir: Path, command_line: list[str], resume: bool,
+               allow_mixed: bool = False) -> Spec:
+    """The spec with its scale model's core_speed measured (its calibration run or read back); as it is when the
+    study has no calibration pending."""
+    if not spec.scale or spec.scale.get("calibration", {}).get("status") != "pending":
+        return spec
+    from .runner import StudyRunner
+
+    ResultsDir(out_dir).check_may_run(resume)  # (the study's own folder first: nothing runs that it would refuse)
+    job = spec.scale["calibration"]["job"]
+    folder = out_dir / CALIBRATION_DIR
+    print(f"tierbench: calibration: this machine's {job} rate, where its CPU sets the pace, before the emulated drives "
+          f"are sized ({REPEATS} runs in {folder})", file=sys.stderr, flush=True)
+    cal_spec = calibration_spec(spec, raw, base_dir, folder)
+    runner = StudyRunner(cal_spec, folder, command_line + ["(calibration)"], resume=resume,
+                         allow_mixed=allow_mixed)
+    results = runner.run()
+    times = [r["wall_s"] for r in results.records() if r["status"] == "ok" and r["label"] == job]
+    if not times:
+        raise UserError(f"{folder}: the calibration's {job} runs failed (their records and logs are there): fix the "
+                        f"cause and continue with --resume, or give [scale] core_speed a number to run without it")
+    measured = parse_spec(raw, source=spec.source, base_dir=base_dir, calibration_runs=tuple(times))
+    c = measured.scale["calibration"]
+    print(f"tierbench: calibration: {job} {c['here_mb_s_per_core']:.3g} MB/s per core here, "
+          f"{c['target_mb_s_per_thread']:g} MB/s per thread on {spec.scale['target']}: core_speed {c['core_speed']:.3g}, "
+          f"drive speed factor k {measured.scale['rate_factor']:.3g}", file=sys.stderr, flush=True)
+    return measured
+
+
+def calibration_spec(spec: Spec, raw: dict, base_dir: Path, folder: Path) -> Spec:
+    """The calibration's own study: the model's workloads up to the calibrated job, one plain directory, the
+    engine's own writes, no scale model (no budget, no emulated drive)."""
+    model = parse_scale(spec.source, raw, base_dir)
+    job = model.calibration["job"]
+    out = apply_scale(spec.source, raw, model)  # the model's sizes, tasks and engine settings
+    for key in DROPPED:
+        out.pop(key, None)
+    names = [w.get("name") for w in out["workloads"]]
+    out["workloads"] = out["workloads"][:names.index(job) + 1]
+    out.update(name=f"{spec.name[:52]}-calibration", repeats=REPEATS, durability="engine", drop_caches="never",
+               free_page_reporting="as-is", sampling={"enabled": False},
+               description=f"{spec.name}'s calibration: {job} where the CPU sets the pace (study/calibration.py)")
+    out["storage"] = {"calibration": {"description": "a plain directory of this machine's: no drive sets the pace",
+                                      "data": [str(folder.resolve() / "storage")]}}
+    return parse_spec(copy.deepcopy(out), source=f"{spec.source} (calibration)", base_dir=base_dir)
