@@ -1,5 +1,6 @@
 """The scale model ([scale]): each derived setting from a target, and the spec's tables it fills. Fast: no JVM."""
 
+import os
 import tomllib
 from pathlib import Path
 
@@ -247,10 +248,11 @@ def test_the_report_says_when_the_budget_was_not_enforced(tmp_path):
     assert _section(Path(__file__).parent / "fixtures" / "quickstart-results") is None  # no [scale]: no section
 
 
-def run_scaled_study(tmp_path, engine: str, teragen: str = "", engine_lines: str = "") -> dict:
-    """QUICK as a real study of 64 MB on its emulated HDD pair alone, on `engine` (`teragen`, `engine_lines`: lines
-    added to its TeraGen, its [engine]): the runs by workload, once the study.json's budget was checked enforced and
-    its group gone, every run ok with the page cache its processes held within the budget, and the report written."""
+def run_scaled_study(tmp_path, engine: str, teragen: str = "", engine_lines: str = "", scale_lines: str = "") -> dict:
+    """QUICK as a real study of 64 MB on its emulated HDD pair alone, on `engine` (`teragen`, `engine_lines`,
+    `scale_lines`: lines added to its TeraGen, its [engine], its [scale]): the runs by workload, once the study.json's
+    budget was checked enforced and its group gone, every run ok with the page cache its processes held within the
+    budget, and the report written."""
     import json
     import os
 
@@ -258,7 +260,7 @@ def run_scaled_study(tmp_path, engine: str, teragen: str = "", engine_lines: str
 
     can_emulate_or_skip("the budget's runs have nothing to read from")
     body = QUICK.replace('name = "scaled"', f'name = "scaled-{engine}-e2e-{os.getpid()}"').replace(
-        'size = "1TB"', 'size = "1TB"\ndata = "64MB"').replace('kind = "hadoop"', f'kind = "{engine}"\n{engine_lines}')
+        'size = "1TB"', f'size = "1TB"\ndata = "64MB"\n{scale_lines}').replace('kind = "hadoop"', f'kind = "{engine}"\n{engine_lines}')
     body = body.replace('name = "teragen"', 'name = "teragen"\n' + teragen)
     body = body[:body.index("[storage.hybrid]")] + body[body.index("[[workloads]]"):]
     out = tierbench("run", write_spec(tmp_path / "s.toml", body), "--out", tmp_path / "r", timeout=900)
@@ -280,6 +282,24 @@ def run_scaled_study(tmp_path, engine: str, teragen: str = "", engine_lines: str
     return runs
 
 
+def check_calibration(results: Path) -> None:
+    """The study's core_speed was measured before its drives were sized: its calibration study's TeraSorts ran ok in
+    memory on a plain directory, and the drives the study emulated are the target's x the k those runs give."""
+    import json
+
+    study = json.loads((results / "study.json").read_text())
+    scale, cal = study["spec"]["scale"], study["spec"]["scale"]["calibration"]
+    runs = [json.loads(line) for line in (results / "calibration" / "runs.jsonl").read_text().splitlines()]
+    sorts = [r["wall_s"] for r in runs if r["workload"] == "terasort" and r["status"] == "ok"]
+    assert cal["status"] == "measured" and sorted(cal["runs_s"]) == sorted(sorts) and len(sorts) == 3, (cal, runs)
+    assert {r["storage"]["type"] for r in runs} == {"local"} and all(r["storage"]["data"] == [str(results / "calibration" / "storage")] for r in runs)
+    here = scale["data_bytes"] / 1e6 / (sorted(sorts)[1] * (os.cpu_count() or 1))
+    assert cal["core_speed"] == pytest.approx(4.26 / here)
+    device = next(iter(study["emulated"].values()))  # the HDD pair, at the target's speed x k
+    assert device["profile"]["write_mb_s"] == pytest.approx(2 * 130 * scale["rate_factor"], rel=0.01), device
+    assert "measured, not assumed" in (results / "report.md").read_text()
+
+
 def device_read_bytes(run: dict) -> int:
     return sum(sum(d["rd_bytes"]) for d in run["samples"]["devices"].values())
 
@@ -290,6 +310,7 @@ def test_the_page_cache_budget_holds_and_the_shuffle_is_read_from_the_emulated_d
     budget's memory group, their page cache stayed within it, and TeraSort read its shuffle back from the device --
     on a 24 GB machine that otherwise serves 64 MB from memory."""
     sort = run_scaled_study(tmp_path, "hadoop")["terasort"]
+    check_calibration(tmp_path / "r")
     shuffled = sort["metrics"]["shuffle_mb"] * (1 << 20)
     read, data = device_read_bytes(sort), sort["metrics"]["data_mb"] * (1 << 20)
     # its input (TeraGen's output, evicted) and its shuffle both from the drive: without the budget, neither
@@ -303,7 +324,7 @@ def test_the_spark_engines_page_cache_is_held_by_the_budget_too(tmp_path):
     group from its worker process): TeraSort reads its input from the drive (the page cache is dropped before each
     run) and its shuffle too, which without the budget stays in memory between the map and the reduce stage. The
     filler is random so that the shuffle, compressed by Spark, is as large as the data."""
-    sort = run_scaled_study(tmp_path, "spark", 'copies = 1\nfiller = "random"')["terasort"]
+    sort = run_scaled_study(tmp_path, "spark", 'copies = 1\nfiller = "random"', scale_lines="core_speed = 1.0")["terasort"]
     b = sort["details"]["memory_budget"]  # its JVM started before the run (the warm-up): no jars read in it, the peak
     assert b["page_cache_peak_bytes"] <= b["page_cache_budget_bytes"] + (32 << 20), b  # within the budget and its room
     read, data = device_read_bytes(sort), sort["metrics"]["data_mb"] * (1 << 20)

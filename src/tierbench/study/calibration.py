@@ -36,7 +36,7 @@ def calibrated(spec: Spec, raw: dict, base_dir: Path, out_dir: Path, command_lin
           f"are sized ({REPEATS} runs in {folder})", file=sys.stderr, flush=True)
     cal_spec = calibration_spec(spec, raw, base_dir, folder)
     runner = StudyRunner(cal_spec, folder, command_line + ["(calibration)"], resume=resume,
-                         allow_mixed=allow_mixed)
+                         allow_mixed=allow_mixed, side_study=True)
     results = runner.run()
     times = [r["wall_s"] for r in results.records() if r["status"] == "ok" and r["label"] == job]
     if not times:

@@ -58,7 +58,7 @@ class FailureStreak:
 class StudyRunner:
     def __init__(self, spec: Spec, out_dir: Path, command_line: list[str], resume: bool = False,
                  allow_mixed: bool = False, engines: dict | None = None, unemulated: bool = False,
-                 on_step: Callable[[str, str], None] = no_step_watcher):
+                 on_step: Callable[[str, str], None] = no_step_watcher, side_study: bool = False):
         self.spec = spec
         self.results = ResultsDir(out_dir)
         self.layout = StudyLayout(spec)
@@ -73,6 +73,7 @@ class StudyRunner:
                                         [d for c in spec.storage for d in (*c.local_data, *c.intermediate)])
         self.unemulated = unemulated  # run a spec's emulated devices as plain directories (asked for, and said so)
         self.on_step = on_step  # told (run key, step) as each step of each run begins (lifecycle.py's STEPS)
+        self.side_study = side_study  # a study's calibration (calibration.py): its warnings and node check are the study's
 
     # -- before anything runs -----------------------------------------------
     def prepare(self) -> list[dict]:
@@ -119,9 +120,12 @@ class StudyRunner:
         study = self.results.study()
         if "storage_map" not in study:
             self.results.update_study(storage_map=self._storage_map())
-            # what the figures will measure, said before anything runs (the report says it again)
-            for line in study_lines(spec.to_dict(), machine_facts(), self.results.study()["storage_map"]):
+            # what the figures will measure, said before anything runs (the report says it again); a calibration
+            # runs in memory on purpose
+            for line in [] if self.side_study else study_lines(spec.to_dict(), machine_facts(), self.results.study()["storage_map"]):
                 print(f"tierbench: warning: {line}", file=sys.stderr, flush=True)
+        if self.side_study:  # (the study itself checks the node, and probes its devices)
+            return records
         if "node_check" not in study:
             self._node_check()
         if spec.probe and "probe" not in study:  # (a probe.json `tierbench probe` left here counts: study() reads it)

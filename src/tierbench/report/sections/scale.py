@@ -17,10 +17,26 @@ def sections(ctx: ReportContext) -> list[Section]:
                   "(docs/scale-model.md).", muted=True),
         Table(["setting", "here", "on the target", "keeps"],
               [[s["name"], s["here"], s["target"], s["keeps"]] for s in scale["settings"]])]
+    blocks += _calibration(scale.get("calibration"))
     if scale.get("breaks"):
         blocks.append(Paragraph("Where the model breaks: " + "; ".join(scale["breaks"]) + "."))
     blocks += _budget(ctx)
     return [Section("Scale model", 2, blocks)]
+
+
+def _calibration(c: dict | None) -> list:
+    """Where core_speed came from, and what that makes of the finding its source is (a fitted figure, not one found)."""
+    if not c:
+        return []
+    if c.get("status") != "measured":
+        return [Paragraph(f"core_speed was to be measured ({c['job']}) but no calibration is recorded: the drives ran at "
+                          "k for core_speed 1.")]
+    return [Paragraph(f"core_speed {c['core_speed']:.3g} was measured, not assumed: {c['job']} ran at the model's size on "
+                      f"a plain directory of this machine's, in memory ({len(c['runs_s'])} runs, "
+                      f"{', '.join(f'{t:.1f}' for t in c['runs_s'])} s: calibration/ in the results folder), and the "
+                      f"target's rate per thread is {c['target_mb_s_per_thread']:g} MB/s ({c['source']}). That run's "
+                      "figure is therefore the model's calibration, not a finding: a ratio to it is fitted, the others "
+                      "are not (docs/scale-model.md).")]
 
 
 def _budget(ctx: ReportContext) -> list:

@@ -1,0 +1,130 @@
+"""The scale model's core_speed, measured: the target's CPU rate for the job ([cpu.<job>] in its description) over
+this machine's, from a calibration study run before the drives are sized (study/calibration.py). Fast: no JVM (the
+e2e calibration is in test_scale_model.py)."""
+
+import json
+import os
+import shutil
+import tomllib
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from tierbench.analysis.reference import load_section
+from tierbench.errors import SpecError, UserError
+from tierbench.model.hardware import hardware_from_dict, load_hardware
+from tierbench.spec.schema import parse_spec
+from tierbench.store import ResultsDir
+
+from test_scale_model import QUICK, _scaled_results, _section, _spec
+
+CORES = os.cpu_count() or 1
+HW = {"nodes": 2, "cores": 8, "memory": "32GB", "data": {"drive": "hdd-7200"}}
+
+
+def test_the_sandisk_targets_rate_is_the_published_all_ssd_terasorts_arithmetic():
+    _, published = load_section("sandisk_terasort_2014")
+    runtime = published["results"]["all_ssd"][1]  # TeraSort 1 TB, all-SSD, seconds
+    for name in ("sandisk-all-hdd", "sandisk-hybrid", "sandisk-all-ssd"):  # one cluster: the same CPUs
+        hw = load_hardware(name)
+        rate = hw.cpu_rate("terasort")
+        assert rate.mb_s_per_thread == pytest.approx(1e12 / hw.nodes / hw.cores / runtime / 1e6, rel=0.01)
+        assert "3,262.5" in rate.source and "CPU-bound" in rate.source
+        assert hw.cpu_rate("teragen") is None
+
+
+@pytest.mark.parametrize("cpu,says", [
+    ({"sorting": {"mb_s_per_thread": 1, "source": "x"}}, "cpu.sorting"),
+    ({"terasort": {"source": "x"}}, "cpu.terasort.mb_s_per_thread: missing"),
+    ({"terasort": {"mb_s_per_thread": 0, "source": "x"}}, "cpu.terasort.mb_s_per_thread"),
+    ({"terasort": {"mb_s_per_thread": 4}}, "cpu.terasort.source"),
+    ({"terasort": {"mb_s_per_thread": 4, "source": "x", "ghz": 2}}, "cpu.terasort.ghz"),
+    ({"terasort": 4.26}, "cpu.terasort"),
+])
+def test_a_bad_cpu_table_is_one_clear_error(cpu, says):
+    with pytest.raises(SpecError) as e:
+        hardware_from_dict({**HW, "cpu": cpu}, "lab.toml")
+    assert says in str(e.value) and "lab.toml" in str(e.value)
+
+
+def test_a_target_with_a_rate_for_the_studys_job_is_calibrated_by_default_and_pending_until_measured():
+    m = _spec().scale
+    assert m["calibration"]["status"] == "pending" and m["calibration"]["job"] == "terasort"
+    assert m["rate_factor"] == pytest.approx(CORES / 12)  # core_speed 1 until measured
+    assert any(s["here"] == "measured when the study starts" for s in m["settings"])
+
+
+@settings(max_examples=40, deadline=None)
+@given(runs=st.lists(st.floats(1, 100), min_size=1, max_size=5))
+def test_the_measured_drives_keep_the_targets_cpu_to_drive_balance(runs):
+    spec = parse_spec(tomllib.loads(QUICK), source="scaled.toml", calibration_runs=tuple(runs))
+    m, c = spec.scale, spec.scale["calibration"]
+    median = sorted(runs)[len(runs) // 2]
+    here = m["data_bytes"] / 1e6 / (median * CORES)  # MB/s per core of this machine, for the job
+    assert c["status"] == "measured" and c["here_mb_s_per_core"] == pytest.approx(here)
+    assert c["core_speed"] == pytest.approx(4.26 / here)
+    # the drives are k times the target's so that this machine's CPU is to them as a target node's to its own
+    assert m["rate_factor"] * 4.26 * 12 == pytest.approx(here * CORES)
+    hdd = next(c for c in spec.storage if c.name == "hdd")
+    assert hdd.emulated["data"][0]["figures"]["write_mb_s"] == pytest.approx(2 * 130 * m["rate_factor"], rel=0.01)
+
+
+def test_a_core_speed_given_is_used_as_is_and_recorded_as_before():
+    m = _spec(core_speed=0.5).scale
+    assert "calibration" not in m  # (the fingerprint of a study recorded before calibration existed holds)
+    assert m["rate_factor"] == pytest.approx(CORES / (12 * 0.5))
+
+
+@pytest.mark.parametrize("edit,says", [
+    ({"core_speed": "fast"}, "scale.core_speed: expected a target core's speed"),
+    ({"core_speed": "measured", "target": "cloudera-hdd-11"}, "\"measured\" needs the target's rate"),
+])
+def test_a_core_speed_that_cannot_be_had_is_one_clear_error(edit, says):
+    with pytest.raises(SpecError) as e:
+        _spec(**edit)
+    assert says in str(e.value) and "scaled.toml" in str(e.value)
+
+
+def test_the_calibration_runs_the_models_job_in_memory_on_one_plain_directory(tmp_path):
+    from tierbench.study.calibration import REPEATS, calibration_spec
+
+    raw = tomllib.loads(QUICK)
+    spec = parse_spec(raw, source="scaled.toml")
+    cal = calibration_spec(spec, raw, tmp_path, tmp_path / "calibration")
+    assert [w.name for w in cal.workloads] == ["teragen", "terasort"]  # up to the job: not TeraValidate
+    assert cal.repeats == REPEATS and cal.durability == "engine" and cal.scale is None
+    assert [c.name for c in cal.storage] == ["calibration"] and not cal.storage[0].emulated
+    assert cal.storage[0].local_data == (str(tmp_path / "calibration" / "storage"),)
+    model = {w.name: w.params for w in spec.workloads}
+    assert {w.name: w.params for w in cal.workloads}["teragen"]["size"] == model["teragen"]["size"]  # the model's sizes
+    assert cal.engines[0].conf == spec.engines[0].conf  # and its task memory and concurrency
+
+
+def test_a_folder_holding_a_calibration_takes_its_study_and_nothing_else(tmp_path):
+    (tmp_path / "calibration").mkdir()
+    with pytest.raises(UserError, match="not empty"):  # a folder of that name that is no results folder: the user's
+        ResultsDir(tmp_path).check_may_run(resume=False)
+    (tmp_path / "calibration" / "study.json").write_text("{}")
+    ResultsDir(tmp_path).check_may_run(resume=False)
+
+
+def test_nothing_is_calibrated_where_the_study_would_be_refused(tmp_path):
+    from tierbench.study.calibration import calibrated
+
+    out = tmp_path / "r"
+    shutil.copytree(Path(__file__).parent / "fixtures" / "quickstart-results", out)
+    raw = tomllib.loads(QUICK)
+    with pytest.raises(UserError, match="pass --resume"):
+        calibrated(parse_spec(raw, source="scaled.toml"), raw, tmp_path, out, ["tierbench"], resume=False)
+    assert not (out / "calibration").exists()
+
+
+def test_the_report_says_the_calibrated_figure_is_fitted_not_found(tmp_path):
+    d, _ = _scaled_results(tmp_path, {"single": 1 << 20, "split": 1 << 20})
+    study = json.loads((d / "study.json").read_text())
+    study["spec"]["scale"] = parse_spec(tomllib.loads(QUICK), source="s.toml", calibration_runs=(9.4, 9.5, 11.5)).scale
+    (d / "study.json").write_text(json.dumps(study))
+    text = str(_section(d))
+    assert "measured, not assumed" in text and "9.4, 9.5, 11.5 s" in text
+    assert "calibration, not a finding" in text and "3,262.5" in text
