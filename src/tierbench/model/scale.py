@@ -94,7 +94,7 @@ class Calibration:
     job: str
     target_mb_s_per_thread: float
     source: str
-    runs_s: tuple[float, ...] = ()  # the calibration runs' wall times here; () while pending
+    runs_s: tuple[float, ...] = ()  # the calibration runs' active times here (their phases); () while pending
     data_bytes: int = 0
     cores: int = 0
 
@@ -177,7 +177,7 @@ def _core_speed_settings(c: Calibration | None) -> tuple[Setting, ...]:
         return (Setting("core_speed", "measured when the study starts", "", f"the target's {c.job} rate per thread "
                         "over this machine's per core"),)
     here = (f"{c.here_mb_s_per_core:.3g} MB/s per core ({c.job}: {c.data_bytes / 1e6:.0f} MB in "
-            f"{sorted(c.runs_s)[len(c.runs_s) // 2]:.1f} s on {c.cores} cores, the median of {len(c.runs_s)} runs)")
+            f"{sorted(c.runs_s)[len(c.runs_s) // 2]:.1f} s of work on {c.cores} cores, the median of {len(c.runs_s)} runs)")
     return (Setting(f"{c.job} rate where the CPU sets the pace", here, f"{c.target_mb_s_per_thread:g} MB/s per thread",
                     f"core_speed = {c.core_speed:.3g}: the target's rate / this machine's ({c.source})"),)
 

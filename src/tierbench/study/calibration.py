@@ -4,8 +4,9 @@ emulated drives are sized (core_speed = the target's rate per thread / this mach
 The calibration is a small study of its own, in the results folder's `calibration/` subfolder: the study's engine
 runs the study's workloads up to the calibrated job (TeraGen, then TeraSort) at the model's sizes and task settings,
 REPEATS times, on a plain directory of this machine's, with the engine's own (unsynced) writes, no emulated drive and
-no page cache budget -- so that no drive, only the CPU, sets the pace. The job's median wall time gives the rate:
-the model's data / (median x this machine's cores), as the target's rate is its data per node / (runtime x threads).
+no page cache budget -- so that no drive, only the CPU, sets the pace. The job's median active time (its phases,
+without the JVM's start and the job's setup: what the model's runs carry to the target, model/transfer.py) gives the
+rate: the model's data / (median x this machine's cores), as the target's is its data per node / (runtime x threads).
 An interrupted calibration resumes with its study (--resume); a finished one is read back, not run again.
 """
 
@@ -14,6 +15,7 @@ import sys
 from pathlib import Path
 
 from ..errors import UserError
+from ..model.transfer import active_seconds
 from ..spec import Spec, parse_spec
 from ..spec.scale import apply_scale, parse_scale
 from ..store.results import CALIBRATION_DIR, ResultsDir
@@ -38,7 +40,7 @@ def calibrated(spec: Spec, raw: dict, base_dir: Path, out_dir: Path, command_lin
     runner = StudyRunner(cal_spec, folder, command_line + ["(calibration)"], resume=resume,
                          allow_mixed=allow_mixed, side_study=True)
     results = runner.run()
-    times = [r["wall_s"] for r in results.records() if r["status"] == "ok" and r["label"] == job]
+    times = [active_seconds(r) for r in results.load().runs if r.status == "ok" and r.label == job]
     if not times:
         raise UserError(f"{folder}: the calibration's {job} runs failed (their records and logs are there): fix the "
                         f"cause and continue with --resume, or give [scale] core_speed a number to run without it")

@@ -33,7 +33,8 @@ def _calibration(c: dict | None) -> list:
                           "k for core_speed 1.")]
     return [Paragraph(f"core_speed {c['core_speed']:.3g} was measured, not assumed: {c['job']} ran at the model's size on "
                       f"a plain directory of this machine's, in memory ({len(c['runs_s'])} runs, "
-                      f"{', '.join(f'{t:.1f}' for t in c['runs_s'])} s: calibration/ in the results folder), and the "
+                      f"{', '.join(f'{t:.1f}' for t in c['runs_s'])} s of work, without the JVM's start: calibration/ "
+                      "in the results folder), and the "
                       f"target's rate per thread is {c['target_mb_s_per_thread']:g} MB/s ({c['source']}). That run's "
                       "figure is therefore the model's calibration, not a finding: a ratio to it is fitted, the others "
                       "are not (docs/scale-model.md).")]
