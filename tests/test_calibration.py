@@ -128,3 +128,18 @@ def test_the_report_says_the_calibrated_figure_is_fitted_not_found(tmp_path):
     text = str(_section(d))
     assert "measured, not assumed" in text and "9.4, 9.5, 11.5 s" in text
     assert "calibration, not a finding" in text and "3,262.5" in text
+
+
+def test_the_report_gives_each_configurations_work_beside_its_runtime():
+    from statistics import median
+
+    from tierbench.model.transfer import active_seconds
+
+    d = Path(__file__).parent / "fixtures" / "scale-model-results"  # a scaled quickstart: Hadoop's jobs, with phases
+    table = next(b for b in _section(d).blocks if getattr(b, "head", None) and "work" in b.head)
+    runs = [r for r in ResultsDir(d).load().runs if r.status == "ok" and r.label == "terasort"]
+    rows = {(row[0], row[1]): row for row in table.rows}
+    work = {v: median(active_seconds(r) for r in runs if r.variant == v) for v in ("hdd", "hybrid")}
+    assert work["hybrid"] < median(r.wall_s for r in runs if r.variant == "hybrid")  # the phases only
+    assert rows[("terasort", "hybrid")][4] == f"{work['hybrid']:.1f} s"
+    assert rows[("terasort", "hybrid")][5] == f"{work['hybrid'] / work['hdd']:.2f}" and rows[("terasort", "hdd")][5] == ""

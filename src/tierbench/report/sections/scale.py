@@ -1,7 +1,10 @@
 """Scale model: each setting derived from the target beside the target's own figure, what the model cannot keep,
 and whether the page cache budget held in the runs."""
 
+from statistics import median
+
 from ...analysis.scale_check import SLACK_BYTES, budget_held
+from ...model.transfer import active_seconds
 from ...units import format_size
 from ..context import ReportContext
 from ..document import Paragraph, Section, Table
@@ -20,8 +23,32 @@ def sections(ctx: ReportContext) -> list[Section]:
     blocks += _calibration(scale.get("calibration"))
     if scale.get("breaks"):
         blocks.append(Paragraph("Where the model breaks: " + "; ".join(scale["breaks"]) + "."))
-    blocks += _budget(ctx)
+    blocks += _work(ctx) + _budget(ctx)
     return [Section("Scale model", 2, blocks)]
+
+
+def _work(ctx: ReportContext) -> list:
+    """Each configuration's work (the job's phases) beside its runtime, and its work as a multiple of the baseline's:
+    what a scale model carries to the target. A run's fixed cost (the JVM's start, the job's setup and commit) does
+    not shrink with the model, so a short run's runtime ratio is nearer 1 than the target's would be."""
+    base = ctx.spec["baseline"]
+    groups: dict[tuple[str, str], list] = {}
+    for r in ctx.runs:
+        if r.status == "ok" and r.wall_s:
+            groups.setdefault((r.label, r.variant), []).append(r)
+    rows = []
+    for (label, variant), runs in sorted(groups.items(), key=lambda kv: (ctx.workloads.index(kv[0][0])
+                                                                          if kv[0][0] in ctx.workloads else 99, kv[0][1])):
+        work, wall = median([active_seconds(r) for r in runs]), median([r.wall_s for r in runs])
+        base_runs = groups.get((label, base), [])
+        ratio = f"{work / median([active_seconds(r) for r in base_runs]):.2f}" if base_runs and variant != base else ""
+        rows.append([label, variant, str(len(runs)), f"{wall:.1f} s", f"{work:.1f} s", ratio])
+    if not rows:
+        return []
+    return [Paragraph(f"The jobs' work: their phases, without the JVM's start and the job's setup, which take about the "
+                      f"same seconds at any size and so do not shrink with the model; the work is what `tierbench predict` "
+                      f"carries to the target (x k x its data per node / the model's). Medians; work / {base}'s:", muted=True),
+            Table(["workload", "configuration", "runs", "runtime", "work", f"work / {base}'s"], rows)]
 
 
 def _calibration(c: dict | None) -> list:
