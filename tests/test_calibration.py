@@ -143,3 +143,15 @@ def test_the_report_gives_each_configurations_work_beside_its_runtime():
     assert work["hybrid"] < median(r.wall_s for r in runs if r.variant == "hybrid")  # the phases only
     assert rows[("terasort", "hybrid")][4] == f"{work['hybrid']:.1f} s"
     assert rows[("terasort", "hybrid")][5] == f"{work['hybrid'] / work['hdd']:.2f}" and rows[("terasort", "hdd")][5] == ""
+
+
+def test_a_study_of_several_engines_is_calibrated_on_its_first(tmp_path):
+    from tierbench.study.calibration import calibration_spec
+
+    text = QUICK.replace('[engine]\nkind = "hadoop"', '[engines.first]\nkind = "hadoop"\n[engines.second]\nkind = "hadoop"\n'
+                         'conf = { "mapreduce.task.io.sort.factor" = "20" }')
+    raw = tomllib.loads(text)
+    spec = parse_spec(raw, source="scaled.toml")
+    assert [e.name for e in spec.engines] == ["first", "second"]
+    cal = calibration_spec(spec, raw, tmp_path, tmp_path / "calibration")
+    assert [e.name for e in cal.engines] == ["first"]  # one rate, one k for the whole study

@@ -82,10 +82,6 @@ class ScaleModel:
             del d["calibration"]
         return d
 
-    @property
-    def calibration_pending(self) -> bool:
-        return bool(self.calibration) and self.calibration.get("status") == "pending"
-
 
 @dataclass(frozen=True)
 class Calibration:

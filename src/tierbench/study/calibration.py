@@ -2,9 +2,9 @@
 emulated drives are sized (core_speed = the target's rate per thread / this machine's per core: model/scale.py).
 
 The calibration is a small study of its own, in the results folder's `calibration/` subfolder: the study's engine
-runs the study's workloads up to the calibrated job (TeraGen, then TeraSort) at the model's sizes and task settings,
-REPEATS times, on a plain directory of this machine's, with the engine's own (unsynced) writes, no emulated drive and
-no page cache budget -- so that no drive, only the CPU, sets the pace. The job's median active time (its phases,
+(its first, where it has several) runs the study's workloads up to the calibrated job (TeraGen, then TeraSort) at
+the model's sizes and task settings, REPEATS times, on a plain directory of this machine's, with the engine's own
+(unsynced) writes, no emulated drive and no page cache budget -- so that no drive, only the CPU, sets the pace. The job's median active time (its phases,
 without the JVM's start and the job's setup: what the model's runs carry to the target, model/transfer.py) gives the
 rate: the model's data / (median x this machine's cores), as the target's is its data per node / (runtime x threads).
 An interrupted calibration resumes with its study (--resume); a finished one is read back, not run again.
@@ -19,6 +19,7 @@ from ..model.transfer import active_seconds
 from ..spec import Spec, parse_spec
 from ..spec.scale import apply_scale, parse_scale
 from ..store.results import CALIBRATION_DIR, ResultsDir
+
 REPEATS = 5  # a CPU-bound job of seconds varies by +-20% from run to run here (the JIT on two shared cores)
 DROPPED = ("scale", "cost", "baseline", "probe", "cluster", "pipelines", "mix")  # tables the calibration runs without
 
@@ -60,6 +61,9 @@ def calibration_spec(spec: Spec, raw: dict, base_dir: Path, folder: Path) -> Spe
     out = apply_scale(spec.source, raw, model)  # the model's sizes, tasks and engine settings
     for key in DROPPED:
         out.pop(key, None)
+    if isinstance(out.get("engines"), dict) and len(out["engines"]) > 1:  # the first engine's rate: one k per study
+        first = next(iter(out["engines"]))
+        out["engines"] = {first: out["engines"][first]}
     names = [w.get("name") for w in out["workloads"]]
     out["workloads"] = out["workloads"][:names.index(job) + 1]
     out.update(name=f"{spec.name[:52]}-calibration", repeats=REPEATS, durability="engine", drop_caches="never",
