@@ -155,3 +155,17 @@ def test_a_study_of_several_engines_is_calibrated_on_its_first(tmp_path):
     assert [e.name for e in spec.engines] == ["first", "second"]
     cal = calibration_spec(spec, raw, tmp_path, tmp_path / "calibration")
     assert [e.name for e in cal.engines] == ["first"]  # one rate, one k for the whole study
+
+
+def test_nothing_is_calibrated_where_the_drives_cannot_be_emulated(tmp_path, monkeypatch):
+    from tierbench.storage import emulation
+    from tierbench.study.calibration import calibrated
+
+    def cannot():  # (a FAKE check: this machine can emulate; a user's without root or blkio cannot)
+        raise UserError("device emulation needs root (loop devices, mount and the blkio cgroup): run as root")
+
+    monkeypatch.setattr(emulation, "check_can_emulate", cannot)
+    raw = tomllib.loads(QUICK)
+    with pytest.raises(UserError, match="needs root"):
+        calibrated(parse_spec(raw, source="scaled.toml"), raw, tmp_path, tmp_path / "r", ["tierbench"], resume=False)
+    assert not (tmp_path / "r").exists()

@@ -40,7 +40,7 @@ def run_study(spec_path: str, out: str | None, resume: bool, base_dir: Path | No
 
     out_dir = Path(out) if out else Path("tierbench-results") / spec.name
     command_line = [Path(sys.argv[0]).name] + sys.argv[1:]
-    spec = calibrated(spec, raw, base_dir or Path.cwd(), out_dir, command_line, resume, allow_mixed)  # (a scale model's)
+    spec = calibrated(spec, raw, base_dir or Path.cwd(), out_dir, command_line, resume, allow_mixed, unemulated)
     runner = StudyRunner(spec, out_dir, command_line, resume=resume, allow_mixed=allow_mixed, unemulated=unemulated)
     results = runner.run()
     from .report import render

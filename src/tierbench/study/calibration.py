@@ -25,14 +25,17 @@ DROPPED = ("scale", "cost", "baseline", "probe", "cluster", "pipelines", "mix") 
 
 
 def calibrated(spec: Spec, raw: dict, base_dir: Path, out_dir: Path, command_line: list[str], resume: bool,
-               allow_mixed: bool = False) -> Spec:
+               allow_mixed: bool = False, unemulated: bool = False) -> Spec:
     """The spec with its scale model's core_speed measured (its calibration run or read back); as it is when the
     study has no calibration pending."""
     if not spec.scale or spec.scale.get("calibration", {}).get("status") != "pending":
         return spec
+    from ..storage.emulation import check_can_emulate
     from .runner import StudyRunner
 
-    ResultsDir(out_dir).check_may_run(resume)  # (the study's own folder first: nothing runs that it would refuse)
+    ResultsDir(out_dir).check_may_run(resume)  # (what the study would refuse first: nothing runs that it would)
+    if any(c.emulated for c in spec.storage) and not unemulated:
+        check_can_emulate()
     job = spec.scale["calibration"]["job"]
     folder = out_dir / CALIBRATION_DIR
     print(f"tierbench: calibration: this machine's {job} rate, where its CPU sets the pace, before the emulated drives "
