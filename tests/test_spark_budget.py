@@ -79,8 +79,11 @@ def test_an_embedded_standalone_clusters_executors_are_held_when_the_study_resta
     assert up.returncode == 0, up.stderr[-3000:]
     try:
         master = json.loads((svc / "service.json").read_text())["master_url"]
+        # core_speed 1: the drives as before the calibration (test_scale_model checks that), each run long enough
+        # for the budget's polls
         runs = run_scaled_study(tmp_path, "spark", 'copies = 1\nfiller = "random"',
-                                f'master = "{master}"\ndriver_memory = "1g"\nexecutor_memory = "768m"')
+                                f'master = "{master}"\ndriver_memory = "1g"\nexecutor_memory = "768m"',
+                                scale_lines="core_speed = 1.0")
         sort = runs["terasort"]
         assert sort["storage"]["intermediate_applied"] == "worker restart"
         read, data = device_read_bytes(sort), sort["metrics"]["data_mb"] * (1 << 20)
