@@ -42,8 +42,11 @@ def _generic(spec, tmp_path) -> dict:
     return engine._generic(req)
 
 
-def test_a_split_data_drive_runs_on_hadoop_its_data_in_the_first_dir_the_shuffle_in_all(tmp_path):
+def test_a_split_data_drive_runs_on_hadoop_its_data_in_the_first_dir_the_shuffle_in_all(tmp_path, monkeypatch):
     """The Cloudera study's hybrid: one emulated drive standing for 6 HDDs as 6 dirs, an SSD as 10 beside them."""
+    # the layout makes the intermediate dirs on the devices' mount points, which no device is mounted on here:
+    # under a cache of the test's own, not the machine's
+    monkeypatch.setenv("TIERBENCH_CACHE", str(tmp_path / "cache"))
     spec = _spec(tmp_path, """
 [storage.hybrid-split]
 data = { emulate = "hdd", size = "1GB", split = 6 }
