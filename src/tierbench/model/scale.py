@@ -95,9 +95,12 @@ class Calibration:
     cores: int = 0
 
     @property
+    def median_s(self) -> float:
+        return sorted(self.runs_s)[len(self.runs_s) // 2]
+
+    @property
     def here_mb_s_per_core(self) -> float:
-        median = sorted(self.runs_s)[len(self.runs_s) // 2]
-        return self.data_bytes / 1e6 / (median * self.cores)
+        return self.data_bytes / 1e6 / (self.median_s * self.cores)
 
     @property
     def core_speed(self) -> float:
@@ -173,7 +176,7 @@ def _core_speed_settings(c: Calibration | None) -> tuple[Setting, ...]:
         return (Setting("core_speed", "measured when the study starts", "", f"the target's {c.job} rate per thread "
                         "over this machine's per core"),)
     here = (f"{c.here_mb_s_per_core:.3g} MB/s per core ({c.job}: {c.data_bytes / 1e6:.0f} MB in "
-            f"{sorted(c.runs_s)[len(c.runs_s) // 2]:.1f} s of work on {c.cores} cores, the median of {len(c.runs_s)} runs)")
+            f"{c.median_s:.1f} s of work on {c.cores} cores, the median of {len(c.runs_s)} runs)")
     return (Setting(f"{c.job} rate where the CPU sets the pace", here, f"{c.target_mb_s_per_thread:g} MB/s per thread",
                     f"core_speed = {c.core_speed:.3g}: the target's rate / this machine's ({c.source})"),)
 

@@ -17,6 +17,7 @@ gave is kept, and the model says so (`overridden`).
 
 import copy
 import os
+from dataclasses import replace
 from pathlib import Path
 
 from ..errors import SpecError
@@ -49,8 +50,7 @@ def parse_scale(src: str, raw: dict, base_dir: Path, calibration_runs: tuple[flo
     speed = 1.0 if calibration else float(between(src, "scale.core_speed", t.get("core_speed", 1.0), 0.05, 20,
                                                   "a target core's speed relative to one of this machine's, or \"measured\""))
     if calibration and calibration_runs:
-        calibration = Calibration(**{**calibration.__dict__, "runs_s": tuple(calibration_runs), "data_bytes": data,
-                                     "cores": here.cores})
+        calibration = replace(calibration, runs_s=tuple(calibration_runs), data_bytes=data, cores=here.cores)
     reducers = positive_int(src, "scale.reducers", t["reducers"], 1) if "reducers" in t else None
     heap = _size(src, "scale.task_heap", t.get("task_heap", "1GB"), decimal=False, what="a task's JVM heap there")
     return derive(target, full, data, here, speed, reducers, task_heap=heap, calibration=calibration)

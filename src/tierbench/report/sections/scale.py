@@ -36,13 +36,13 @@ def _work(ctx: ReportContext) -> list:
     for r in ctx.runs:
         if r.status == "ok" and r.wall_s:
             groups.setdefault((r.label, r.variant), []).append(r)
+    work = {key: median([active_seconds(r) for r in runs]) for key, runs in groups.items()}
     rows = []
-    for (label, variant), runs in sorted(groups.items(), key=lambda kv: (ctx.workloads.index(kv[0][0])
-                                                                          if kv[0][0] in ctx.workloads else 99, kv[0][1])):
-        work, wall = median([active_seconds(r) for r in runs]), median([r.wall_s for r in runs])
-        base_runs = groups.get((label, base), [])
-        ratio = f"{work / median([active_seconds(r) for r in base_runs]):.2f}" if base_runs and variant != base else ""
-        rows.append([label, variant, str(len(runs)), f"{wall:.1f} s", f"{work:.1f} s", ratio])
+    for label, variant in ((w, v) for w in ctx.workloads for v in ctx.configs if (w, v) in groups):  # the spec's order
+        runs, base_work = groups[(label, variant)], work.get((label, base))
+        ratio = f"{work[(label, variant)] / base_work:.2f}" if base_work and variant != base else ""
+        rows.append([label, variant, str(len(runs)), f"{median([r.wall_s for r in runs]):.1f} s",
+                     f"{work[(label, variant)]:.1f} s", ratio])
     if not rows:
         return []
     return [Paragraph(f"The jobs' work: their phases, without the JVM's start and the job's setup, which take about the "
