@@ -222,6 +222,20 @@ def hdfs_service(tmp_path_factory, name: str, datanodes: int):
     assert down.returncode == 0 and "stopped" in down.stdout
 
 
+def standalone_spark_service(tmp_path_factory):
+    """A real standalone Spark of 2 Workers (127.0.0.2 and .3) from `tierbench services up spark`, on Worker dirs of
+    its own (`own/worker-N`), for a test module: yields (dir, master URL); stops it after."""
+    import json
+
+    d = tmp_path_factory.mktemp("standalone")
+    up = tierbench("services", "up", "spark", "--workers", "2", "--dir", d / "svc", "--worker-dirs", d / "own",
+                   timeout=300)
+    assert up.returncode == 0, up.stderr[-3000:]
+    yield d, json.loads((d / "svc" / "service.json").read_text())["master_url"]
+    down = tierbench("services", "down", "spark", "--dir", d / "svc", timeout=120)
+    assert down.returncode == 0 and "stopped" in down.stdout
+
+
 LOOP_SIZE_MB = 400
 
 

@@ -247,68 +247,93 @@ def master_json(svc: Path) -> dict:
         return json.load(r)
 
 
+@pytest.fixture(scope="module")
+def standalone(tmp_path_factory):
+    """One standalone cluster for this module's two studies (its start is most of a study's time here)."""
+    from conftest import standalone_spark_service
+
+    yield from standalone_spark_service(tmp_path_factory)
+
+
 @pytest.mark.e2e
-def test_embedded_standalone_workers_use_each_configurations_intermediate_dirs(tmp_path):
-    svc = tmp_path / "svc"
-    up = tierbench("services", "up", "spark", "--workers", "2", "--dir", svc, "--worker-dirs", tmp_path / "own", timeout=300)
-    assert up.returncode == 0, up.stderr[-3000:]
-    try:
-        master = json.loads((svc / "service.json").read_text())["master_url"]
-        hosts = sorted(w["host"] for w in master_json(svc)["workers"] if w["state"] == "ALIVE")
-        assert hosts == ["127.0.0.2", "127.0.0.3"]
-        spec = write_spec(tmp_path / "s.toml", f"""
-            name = "standalone-dirs"
-            repeats = 1
-            warm_up = false
-            drop_caches = "never"
-            [sampling]
-            enabled = false
-            [engine]
-            master = "{master}"
-            driver_memory = "1g"
-            executor_memory = "768m"
-            [storage.a]
-            data = ["{tmp_path}/data"]
-            intermediate = ["{tmp_path}/inter-a"]
-            [storage.b]
-            data = ["{tmp_path}/data"]
-            intermediate = {{ dirs = ["{tmp_path}/inter-b"], split = 2 }}
-            [[workloads]]
-            name = "teragen"
-            size = "8MB"
-            tasks = 2
-            [[workloads]]
-            name = "terasort"
-            """)
-        out = tierbench("run", spec, "--out", tmp_path / "res", timeout=900)
-        assert out.returncode == 0, out.stderr[-3000:]
-        recs = [json.loads(l) for l in (tmp_path / "res" / "runs.jsonl").read_text().splitlines()]
-        assert len(recs) == 4 and all(r["status"] == "ok" for r in recs)
-        assert {r["storage"]["intermediate_applied"] for r in recs} == {"worker restart"}
-        local_dirs = {r["config"]: r["storage"]["local_dirs"] for r in recs}
-        assert len(local_dirs["b"]) == 2
-        # each executor's block manager dirs (its stderr, kept in its Worker's work dir): under its Worker's
-        # subdirectory of the configuration's intermediate dirs; its host: the Worker's own address
-        apps = {a["id"]: a["name"] for a in master_json(svc)["completedapps"]}
-        seen = set()
-        for w in (1, 2):
-            for stderr in (svc / f"worker-{w}").glob("app-*/*/stderr"):
-                config = apps[stderr.parent.parent.name].rsplit(" ", 1)[1]
-                text = stderr.read_text()
-                assert f'"--hostname" "127.0.0.{w + 1}"' in text.splitlines()[0]  # the executor's launch command
-                created = re.findall(r"DiskBlockManager: Created local directory at (\S+)", text)
-                assert created, stderr
-                for path in created:
-                    assert any(path.startswith(f"{d}/worker-{w}/") for d in local_dirs[config]), (path, local_dirs[config])
-                seen.add((config, w))
-        assert seen == {("a", 1), ("a", 2), ("b", 1), ("b", 2)}
-        # after the study, the Workers are back on their own dirs (the study's are deleted)
-        state = json.loads((svc / "service.json").read_text())
-        assert state["worker_local_dirs"] == {"1": [str(tmp_path / "own" / "worker-1")], "2": [str(tmp_path / "own" / "worker-2")]}
-        assert not (tmp_path / "inter-a" / "tierbench").exists()
-    finally:
-        down = tierbench("services", "down", "spark", "--dir", svc, timeout=120)
-        assert down.returncode == 0 and "stopped" in down.stdout
+def test_embedded_standalone_workers_use_each_configurations_intermediate_dirs(tmp_path, standalone):
+    d, master = standalone
+    svc = d / "svc"
+    hosts = sorted(w["host"] for w in master_json(svc)["workers"] if w["state"] == "ALIVE")
+    assert hosts == ["127.0.0.2", "127.0.0.3"]
+    spec = write_spec(tmp_path / "s.toml", f"""
+        name = "standalone-dirs"
+        repeats = 1
+        warm_up = false
+        drop_caches = "never"
+        [sampling]
+        enabled = false
+        [engine]
+        master = "{master}"
+        driver_memory = "1g"
+        executor_memory = "768m"
+        [storage.a]
+        data = ["{tmp_path}/data"]
+        intermediate = ["{tmp_path}/inter-a"]
+        [storage.b]
+        data = ["{tmp_path}/data"]
+        intermediate = {{ dirs = ["{tmp_path}/inter-b"], split = 2 }}
+        [[workloads]]
+        name = "teragen"
+        size = "8MB"
+        tasks = 2
+        [[workloads]]
+        name = "terasort"
+        """)
+    out = tierbench("run", spec, "--out", tmp_path / "res", timeout=900)
+    assert out.returncode == 0, out.stderr[-3000:]
+    recs = [json.loads(l) for l in (tmp_path / "res" / "runs.jsonl").read_text().splitlines()]
+    assert len(recs) == 4 and all(r["status"] == "ok" for r in recs)
+    assert {r["storage"]["intermediate_applied"] for r in recs} == {"worker restart"}
+    local_dirs = {r["config"]: r["storage"]["local_dirs"] for r in recs}
+    assert len(local_dirs["b"]) == 2
+    # each executor's block manager dirs (its stderr, kept in its Worker's work dir): under its Worker's
+    # subdirectory of the configuration's intermediate dirs; its host: the Worker's own address
+    apps = {a["id"]: a["name"] for a in master_json(svc)["completedapps"] if a["name"].startswith("tierbench standalone-dirs ")}
+    seen = set()
+    for w in (1, 2):
+        for stderr in (svc / f"worker-{w}").glob("app-*/*/stderr"):
+            if stderr.parent.parent.name not in apps:
+                continue  # the module's other study
+            config = apps[stderr.parent.parent.name].rsplit(" ", 1)[1]
+            text = stderr.read_text()
+            assert f'"--hostname" "127.0.0.{w + 1}"' in text.splitlines()[0]  # the executor's launch command
+            created = re.findall(r"DiskBlockManager: Created local directory at (\S+)", text)
+            assert created, stderr
+            for path in created:
+                assert any(path.startswith(f"{x}/worker-{w}/") for x in local_dirs[config]), (path, local_dirs[config])
+            seen.add((config, w))
+    assert seen == {("a", 1), ("a", 2), ("b", 1), ("b", 2)}
+    # after the study, the Workers are back on their own dirs (the study's are deleted)
+    state = json.loads((svc / "service.json").read_text())
+    assert state["worker_local_dirs"] == {"1": [str(d / "own" / "worker-1")], "2": [str(d / "own" / "worker-2")]}
+    assert not (tmp_path / "inter-a" / "tierbench").exists()
+
+
+@pytest.mark.e2e
+def test_an_embedded_standalone_clusters_executors_are_held_when_the_study_restarted_its_workers(tmp_path, standalone):
+    """The scaled study of test_scale_model on `services up spark`: the engine restarts the Workers on the
+    configuration's dirs for its application, joins them to the budget (tests/test_spark_budget.py), and their
+    executors are born in it: the runs' page cache is held within the budget and TeraSort's shuffle is read from
+    the drive."""
+    from test_scale_model import device_read_bytes, run_scaled_study
+
+    _, master = standalone
+    # core_speed 1: the drives as before the calibration (test_scale_model checks that), each run long enough
+    # for the budget's polls
+    runs = run_scaled_study(tmp_path, "spark", 'copies = 1\nfiller = "random"',
+                            f'master = "{master}"\ndriver_memory = "1g"\nexecutor_memory = "768m"',
+                            scale_lines="core_speed = 1.0")
+    sort = runs["terasort"]
+    assert sort["storage"]["intermediate_applied"] == "worker restart"
+    read, data = device_read_bytes(sort), sort["metrics"]["data_mb"] * (1 << 20)
+    assert read >= 1.6 * data, f"TeraSort read {read / 2**20:.0f} MB from its drive for {data / 2**20:.0f} MB of " \
+                               "input and as much shuffled"
 
 
 @pytest.mark.parametrize("master", ["yarn", "spark://10.0.0.5:7077", "k8s://https://api.example:6443"])

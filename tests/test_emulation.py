@@ -159,15 +159,13 @@ data = {{ emulate = "hdd", size = "1GB" }}
 [storage.hybrid]
 data = {{ emulate = "hdd", size = "1GB" }}
 intermediate = {{ emulate = "sata-ssd", size = "1GB" }}
-[storage.ssd]
-data = {{ emulate = "sata-ssd", size = "1GB" }}
 """ + TERA_64MB
 
 
 @pytest.mark.e2e
 def test_the_hybrid_beats_all_hdd_on_terasort_and_not_on_teragen(tmp_path):
-    """The SanDisk finding, emulated: an SSD for intermediate data speeds TeraSort up, TeraGen does not care;
-    and the what-if model, profiled on the all-SSD runs, predicts the other two within 15% (median)."""
+    """The SanDisk finding, emulated: an SSD for intermediate data speeds TeraSort up, TeraGen does not care.
+    (The what-if model on such a study, profiled on all-SSD: tests/test_model.py, on a recorded one.)"""
     _can_emulate()
     name = f"emu-{os.getpid()}"
     s = write_spec(tmp_path / "s.toml", SANDISK_SHAPE.format(name=name))
@@ -183,19 +181,7 @@ def test_the_hybrid_beats_all_hdd_on_terasort_and_not_on_teragen(tmp_path):
     assert not (c["teragen"].ratio < 1 and c["teragen"].p_value < 0.05), c["teragen"]
     study = json.loads((tmp_path / "r" / "study.json").read_text())
     assert {e["profile"]["name"] for e in study["emulated"].values()} == {"hdd", "sata-ssd"}
-    assert not any(emulation.device(f"{name}-{c}-{r}") for c in ("hdd", "hybrid", "ssd") for r in ("data", "intermediate"))
-
-    # the what-if model, validation 1 of its issue, live: profiled on the SSD, the HDD and hybrid predicted
-    from tierbench.model import measured
-    from tierbench.model.predict import Model
-
-    profiles, machines, _ = measured.load(tmp_path / "r")
-    model = Model(profiles, machines).calibrate(["ssd"])
-    rows = [(job, c, model.predict(job, machines[c])) for job in model.labels() for c in ("hdd", "hybrid")]
-    errors = [abs(p.seconds / p.measured_s - 1) for _, _, p in rows]
-    for job, c, p in rows:
-        print(f"{job:10s} {c:8s} predicted {p.seconds:6.2f} s measured {p.measured_s:6.2f} s")
-    assert sorted(errors)[len(errors) // 2] <= 0.15, [(j, c, p.seconds, p.measured_s) for j, c, p in rows]
+    assert not any(emulation.device(f"{name}-{c}-{r}") for c in ("hdd", "hybrid") for r in ("data", "intermediate"))
 
 
 def test_the_quickstart_says_why_it_runs_on_local_directories(monkeypatch, capsys):

@@ -64,36 +64,6 @@ def test_a_process_moved_into_the_budget_goes_back_to_its_own_group_after_the_st
         worker.wait()
 
 
-@pytest.mark.e2e
-def test_an_embedded_standalone_clusters_executors_are_held_when_the_study_restarted_its_workers(tmp_path):
-    """The scaled study of test_scale_model on `services up spark`: the engine restarts the Workers on the
-    configuration's dirs for its application, joins them to the budget, and their executors are born in it: the
-    runs' page cache is held within the budget and TeraSort's shuffle is read from the drive."""
-    import json
-
-    from conftest import tierbench
-    from test_scale_model import device_read_bytes, run_scaled_study
-
-    svc = tmp_path / "svc"
-    up = tierbench("services", "up", "spark", "--workers", "2", "--dir", svc, timeout=300)
-    assert up.returncode == 0, up.stderr[-3000:]
-    try:
-        master = json.loads((svc / "service.json").read_text())["master_url"]
-        # core_speed 1: the drives as before the calibration (test_scale_model checks that), each run long enough
-        # for the budget's polls
-        runs = run_scaled_study(tmp_path, "spark", 'copies = 1\nfiller = "random"',
-                                f'master = "{master}"\ndriver_memory = "1g"\nexecutor_memory = "768m"',
-                                scale_lines="core_speed = 1.0")
-        sort = runs["terasort"]
-        assert sort["storage"]["intermediate_applied"] == "worker restart"
-        read, data = device_read_bytes(sort), sort["metrics"]["data_mb"] * (1 << 20)
-        assert read >= 1.6 * data, f"TeraSort read {read / 2**20:.0f} MB from its drive for {data / 2**20:.0f} MB of " \
-                                   "input and as much shuffled"
-    finally:
-        down = tierbench("services", "down", "spark", "--dir", svc, timeout=120)
-        assert down.returncode == 0 and "stopped" in down.stdout
-
-
 def test_a_killed_studys_empty_group_is_removed_and_a_live_studys_kept():
     """A study killed with SIGKILL leaves its group behind (no __exit__ ran); the next budget removes it, never the
     group of a study whose tierbench still runs, nor one still holding a process."""
