@@ -6,6 +6,7 @@ import json
 import os
 import signal
 import time
+from pathlib import Path
 
 import pytest
 
@@ -14,14 +15,22 @@ from conftest import daemon_pid, tierbench, write_spec
 pytestmark = pytest.mark.e2e
 
 
+def _jetty_dirs_in_tmp() -> set:
+    return {p.name for p in Path("/tmp").glob("jetty-*")}
+
+
 def test_a_dead_datanode_is_seen_and_recorded_and_ports_survive_down_up(tmp_path):
+    """... and the daemons' web servers unpack into the service's dir, not /tmp, and `down` removes that, also after
+    a DataNode was killed."""
     svc = tmp_path / "svc"
+    jetty_before = _jetty_dirs_in_tmp()
     up = tierbench("services", "up", "hdfs", "--dir", svc, "--datanodes", "2", timeout=300)
     assert up.returncode == 0, up.stderr[-2000:]
     try:
         state = json.loads((svc / "service.json").read_text())
         web = f"http://127.0.0.1:{state['ports']['http']}"
         assert f'web = "{web}"' in up.stdout
+        assert len(list((svc / "jvm-tmp").glob("jetty-*"))) == 3  # the NameNode's and each DataNode's
         spec = write_spec(tmp_path / "s.toml", f"""
 name = "degraded"
 repeats = 1
@@ -64,3 +73,4 @@ file_size = "2MB"
         assert state["uri"] in again.stdout
     finally:
         tierbench("services", "down", "hdfs", "--dir", svc, timeout=120)
+    assert not (svc / "jvm-tmp").exists() and _jetty_dirs_in_tmp() <= jetty_before

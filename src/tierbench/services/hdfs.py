@@ -7,6 +7,7 @@ NameNode's FSNamesystemState bean counts them live.
 
 import json
 import os
+import shutil
 import subprocess
 import urllib.request
 from pathlib import Path
@@ -46,9 +47,16 @@ class Hdfs:
         n = self._state().get("datanodes", self.datanodes)
         return [Daemon(self.home, f"datanode-{i}") for i in range(1, n + 1)]
 
+    @property
+    def jvm_tmp(self) -> Path:
+        """The daemons' java.io.tmpdir: their web servers unpack a directory each there at every start (Jetty's
+        jetty-localhost-*), which would otherwise be left in /tmp, three per `services up`; removed at `down`."""
+        return self.home / "jvm-tmp"
+
     def _java(self, conf: Path, main: str, *args: str) -> list[str]:
+        self.jvm_tmp.mkdir(parents=True, exist_ok=True)
         return [java_bin(), "-Xmx512m", *ADD_OPENS.split(), f"-Dhadoop.log.dir={self.home / 'logs'}",
-                "-cp", f"{conf}:{hadoop_log4j_dir()}:{hadoop_lib()}/*", main, *args]
+                f"-Djava.io.tmpdir={self.jvm_tmp}", "-cp", f"{conf}:{hadoop_log4j_dir()}:{hadoop_lib()}/*", main, *args]
 
     def up(self, on_phase=print) -> dict:
         self._check_options()
@@ -157,7 +165,10 @@ class Hdfs:
         stopped = False
         for d in self._dn_daemons():
             stopped = d.stop(grace_s=20) or stopped
-        return self.namenode.stop(grace_s=20) or stopped
+        stopped = self.namenode.stop(grace_s=20) or stopped
+        if not self.namenode.pid() and not any(d.pid() for d in self._dn_daemons()):
+            shutil.rmtree(self.jvm_tmp, ignore_errors=True)  # only its daemons' scratch: none of them runs
+        return stopped
 
     def up_lines(self, st: dict) -> list[str]:
         """What `tierbench services up` prints once it is ready: where it is, how to use it, how to stop it."""
