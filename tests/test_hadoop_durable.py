@@ -63,6 +63,15 @@ def test_on_yarn_the_tasks_file_system_is_hadoops_and_the_gap_is_recorded(tmp_pa
     assert any(MAP_OUTPUT_GAP in gap for gap in engine.sync_gaps)
 
 
+def test_a_local_job_is_polled_every_50_ms_and_a_clusters_as_hadoop_polls_it(tmp_path):
+    """A run's time ends at its log's "completed successfully", which the job client prints when it next polls the
+    job: in local mode every 50 ms (in memory); on YARN, Hadoop's default (a second, over RPC to the cluster)."""
+    _, local = _generic(_spec(tmp_path, "durable"), tmp_path)
+    assert local["mapreduce.client.progressmonitor.pollinterval"] == "50"
+    _, yarn = _generic(_spec(tmp_path, "durable", "yarn"), tmp_path)
+    assert "mapreduce.client.progressmonitor.pollinterval" not in yarn
+
+
 def test_the_named_file_system_is_a_class_of_the_jobs_jar():
     package, _, name = SYNCING_FS.rpartition(".")
     source = (JAVA_SRC / package.replace(".", "/") / f"{name}.java").read_text()
@@ -124,6 +133,7 @@ def teragens(tmp_path_factory):
             spec = write_spec(d / "s.toml", STUDY.format(name=run, mode=mode, copies=copies, d=Path(dev.mount) / run))
             tierbench("run", spec, "--out", d / "r", timeout=600, check=True)
             out[run] = json.loads((d / "r" / "runs.jsonl").read_text().splitlines()[-1])
+            out[run]["_log"] = str(d / "r" / out[run]["details"]["log"])
         d = tmp_path_factory.mktemp("dfsio")  # TestDFSIO writes its files itself, outside the job's output directory
         spec = write_spec(d / "s.toml", DFSIO.format(name="dfsio", mode="durable", d=Path(dev.mount) / "dfsio"))
         tierbench("run", spec, "--out", d / "r", timeout=600, check=True)
@@ -184,3 +194,16 @@ def test_testdfsio_copies_reach_the_drive_and_the_read_sees_the_files_written_on
     during, _ = _written(write)
     assert during >= 3 * 64, during
     assert read["metrics"]["files"] == 4 and read["metrics"]["data_mb"] == pytest.approx(64)
+
+
+@pytest.mark.e2e
+def test_a_local_jobs_end_is_seen_when_it_ends_not_at_the_clients_next_poll(teragens):
+    """The job client's "completed successfully" (where a run's time ends) follows the local runner's last line
+    within 0.3 s; polled once a second, as Hadoop does by default, it came 0.87 s after it in a quickstart's run."""
+    from tierbench.engines.hadoop.logparse import timestamps
+
+    for key in ("durable", "engine", "copies"):
+        ts = timestamps(Path(teragens[key]["_log"]).read_text())
+        executor_done = next(t for t, line in ts if "map task executor complete" in line)
+        completed = next(t for t, line in ts if "completed successfully" in line)
+        assert 0 <= (completed - executor_done).total_seconds() <= 0.3, (key, executor_done, completed)
