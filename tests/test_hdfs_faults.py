@@ -12,13 +12,34 @@ import pytest
 
 from conftest import daemon_pid, tierbench, write_spec
 
-pytestmark = pytest.mark.e2e
+
+def test_down_deletes_the_daemons_tmpdir_it_made_and_never_one_it_did_not(tmp_path, monkeypatch):
+    """The JVMs' java.io.tmpdir is the service's jvm-tmp, made (and marked) by tierbench: `down` deletes it once no
+    daemon runs; a jvm-tmp that was there before, unmarked, is used but left as it was."""
+    from tierbench.services import hdfs
+    from tierbench.services.hdfs import JVM_TMP_MARK, Hdfs
+
+    monkeypatch.setattr(hdfs, "hadoop_lib", lambda: tmp_path / "lib")  # (no jars needed, none fetched)
+    monkeypatch.setattr(hdfs, "hadoop_log4j_dir", lambda: tmp_path / "log4j")
+
+    ours = Hdfs(tmp_path / "ours")
+    cmd = ours._java(tmp_path / "conf", "org.apache.hadoop.hdfs.server.namenode.NameNode")
+    assert f"-Djava.io.tmpdir={ours.jvm_tmp}" in cmd and (ours.jvm_tmp / JVM_TMP_MARK).is_file()
+    (ours.jvm_tmp / "jetty-localhost-1").mkdir()
+    ours.down()
+    assert not ours.jvm_tmp.exists()
+    theirs = Hdfs(tmp_path / "theirs")
+    (theirs.jvm_tmp / "notes").mkdir(parents=True)
+    theirs._java(tmp_path / "conf", "org.apache.hadoop.hdfs.server.namenode.NameNode")
+    theirs.down()
+    assert sorted(p.name for p in theirs.jvm_tmp.iterdir()) == ["notes"]
 
 
 def _jetty_dirs_in_tmp() -> set:
     return {p.name for p in Path("/tmp").glob("jetty-*")}
 
 
+@pytest.mark.e2e
 def test_a_dead_datanode_is_seen_and_recorded_and_ports_survive_down_up(tmp_path):
     """... and the daemons' web servers unpack into the service's dir, not /tmp, and `down` removes that, also after
     a DataNode was killed."""

@@ -7,7 +7,6 @@ NameNode's FSNamesystemState bean counts them live.
 
 import json
 import os
-import shutil
 import subprocess
 import urllib.request
 from pathlib import Path
@@ -15,10 +14,13 @@ from pathlib import Path
 from ..toolchain import ADD_OPENS, hadoop_lib, hadoop_log4j_dir, java_bin
 from .. import bounds
 from ..errors import UserError
+from ..ownership import remove_owned_root
 from .base import Daemon, free_port, port_free, wait_until_ready, xml_conf
 
 READY_TIMEOUT_S = 120
 ORDER = 3  # its place among `tierbench services`' services (services/registry.py)
+
+JVM_TMP_MARK = ".tierbench-jvm-tmp"
 
 
 class Hdfs:
@@ -54,7 +56,9 @@ class Hdfs:
         return self.home / "jvm-tmp"
 
     def _java(self, conf: Path, main: str, *args: str) -> list[str]:
-        self.jvm_tmp.mkdir(parents=True, exist_ok=True)
+        if not self.jvm_tmp.exists():  # marked as ours: `down` deletes it only then (ownership.py)
+            self.jvm_tmp.mkdir(parents=True)
+            (self.jvm_tmp / JVM_TMP_MARK).write_text("java.io.tmpdir of this HDFS's daemons: deleted at services down\n")
         return [java_bin(), "-Xmx512m", *ADD_OPENS.split(), f"-Dhadoop.log.dir={self.home / 'logs'}",
                 f"-Djava.io.tmpdir={self.jvm_tmp}", "-cp", f"{conf}:{hadoop_log4j_dir()}:{hadoop_lib()}/*", main, *args]
 
@@ -167,7 +171,7 @@ class Hdfs:
             stopped = d.stop(grace_s=20) or stopped
         stopped = self.namenode.stop(grace_s=20) or stopped
         if not self.namenode.pid() and not any(d.pid() for d in self._dn_daemons()):
-            shutil.rmtree(self.jvm_tmp, ignore_errors=True)  # only its daemons' scratch: none of them runs
+            remove_owned_root(self.jvm_tmp, JVM_TMP_MARK)  # its daemons' scratch: none of them runs
         return stopped
 
     def up_lines(self, st: dict) -> list[str]:

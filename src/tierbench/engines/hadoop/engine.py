@@ -41,7 +41,7 @@ LOCAL_FRAMEWORK = "tierbench-local"
 LOCAL_OUTPUT_CONF = {"mapreduce.task.local.output.class": "tierbench.io.MapOutputFiles"}
 # A run's time is the job's log from its first line to "completed successfully" (logparse.job_seconds), which the
 # job client prints when it next polls its job: by default once a second, so every run was 0-1 s longer than its
-# job (measured: 0.88 s between a TeraGen's last task and that line). A local job is polled in memory: 50 ms.
+# job (measured: 0.87 s between a TeraGen's last task and that line). A local job is polled in memory: 50 ms.
 LOCAL_MONITOR_CONF = {"mapreduce.client.progressmonitor.pollinterval": "50"}
 S3A_LOGGING_KEY = "fs.iostatistics.logging.level"  # Hadoop's: the level S3AFileSystem.close() logs its IOStatistics at
 DURABLE_LOCAL_CONF = {"fs.file.impl": "tierbench.io.SyncingLocalFileSystem", "mapreduce.framework.name": LOCAL_FRAMEWORK}
