@@ -164,7 +164,8 @@ intermediate = {{ emulate = "sata-ssd", size = "1GB" }}
 
 @pytest.mark.e2e
 def test_the_hybrid_beats_all_hdd_on_terasort_and_not_on_teragen(tmp_path):
-    """The SanDisk finding, emulated: an SSD for intermediate data speeds TeraSort up, TeraGen does not care.
+    """The SanDisk finding, emulated: an SSD for intermediate data speeds TeraSort up, TeraGen hardly
+    cares (within 10%).
     (The what-if model on such a study, profiled on all-SSD: tests/test_model.py, on a recorded one.)"""
     _can_emulate()
     name = f"emu-{os.getpid()}"
@@ -178,7 +179,10 @@ def test_the_hybrid_beats_all_hdd_on_terasort_and_not_on_teragen(tmp_path):
     an = analyse(as_runs(runs), "hdd", ["hdd", "hybrid"], ["teragen", "terasort"])
     c = {x.workload: x for x in an.comparisons}
     assert c["terasort"].ratio < 1 and c["terasort"].p_value < 0.05, c["terasort"]
-    assert not (c["teragen"].ratio < 1 and c["teragen"].p_value < 0.05), c["teragen"]
+    # "does not care" is a ratio near 1, not a p-value: the study's own TeraGen hybrid / all-HDD is 0.96, and three
+    # tight repeats made 0.96 significant here once (CI, p = 0.027)
+    assert abs(c["teragen"].ratio - 1) <= 0.10, c["teragen"]
+    assert c["terasort"].ratio < c["teragen"].ratio, (c["terasort"], c["teragen"])
     study = json.loads((tmp_path / "r" / "study.json").read_text())
     assert {e["profile"]["name"] for e in study["emulated"].values()} == {"hdd", "sata-ssd"}
     assert not any(emulation.device(f"{name}-{c}-{r}") for c in ("hdd", "hybrid") for r in ("data", "intermediate"))
