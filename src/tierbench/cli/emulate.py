@@ -15,7 +15,9 @@ def add_parser(subparsers):
                     "directories lie on emulated devices places its engine where the limits hold, so "
                     "one machine can compare an HDD, a hybrid and an SSD configuration as the published studies did. "
                     "Profiles are data-sheet figures scaled by one factor to this machine's disk (ratios hold). "
-                    "Writes left in the page cache are memory until written back: keep durability = \"durable\" (the default).\n\n"
+                    "Writes left in the page cache are memory until written back: keep durability = \"durable\" (the default). "
+                    "--backing memory puts the device's image on a tmpfs of its own instead of this machine's disk, so "
+                    "figures faster than the disk hold (a scale model's drives are memory-backed where they fit).\n\n"
                     "profiles:\n"
                     "  hdd       7,200 rpm HDD: ~200 MB/s, ~180 IOPS (before scaling)\n"
                     "  sata-ssd  SATA SSD: ~540/500 MB/s, 90K/60K IOPS\n"
@@ -30,6 +32,9 @@ def add_parser(subparsers):
     e.add_argument("name", nargs="?", help="the device's name (up, down)")
     e.add_argument("--profile", default="hdd", help="hdd, sata-ssd, nvme or custom (default: hdd)")
     e.add_argument("--size", default="8GB", help="the device's size (a sparse file: disk space is taken as written)")
+    e.add_argument("--backing", choices=("disk", "memory"), default="disk",
+                   help="what the image lies on: this machine's disk (default) or memory (a tmpfs; at most half of "
+                        "this machine's memory for all memory-backed devices together)")
     e.add_argument("--no-check", action="store_true", help="up: skip the fio check on the device (about 10 s)")
     for flag in ("read-mb-s", "write-mb-s", "read-iops", "write-iops"):  # (read as text: bounds.py checks them)
         e.add_argument(f"--{flag}", help="custom profile: " + flag.replace("-", " "))
@@ -64,7 +69,10 @@ def run(args) -> int:
             raise UserError("--profile custom needs --read-mb-s, --write-mb-s, --read-iops and --write-iops, each > 0")
         custom = em.Profile("custom", *(bounds.option(flag, v, bounds.DRIVE_IOPS if "iops" in flag else bounds.DRIVE_MB_S)
                                         for flag, v in figures.items()), "given on the command line")
-    dev = em.up(args.name, args.profile, size, custom, on_phase=lambda t: print(f"  {t}"))
+    backing, why_not = em.choose(args.backing, size, em.memory_backed_bytes())
+    if why_not:
+        raise UserError(f"emulate up {args.name} --backing memory: {why_not}; give a smaller --size or --backing disk")
+    dev = em.up(args.name, args.profile, size, custom, on_phase=lambda t: print(f"  {t}"), backing=backing)
     if not args.no_check:
         em.fio_check(dev, on_phase=lambda t: print(f"  {t}"))
     print(em.describe(em.device(args.name)))

@@ -17,6 +17,10 @@ a storage tier wins (docs/scale-model.md):
   a thread's rate for the job ([cpu.terasort] in its description), `core_speed` is that rate over this machine's,
   measured by a calibration run before the drives are sized (study/calibration.py).
 
+- CPU per byte without the JVM's warm-up: the target's tasks run for minutes in JVMs long past compiling, the
+  model's job runs seconds in a fresh one, where HotSpot's C2 compiler and G1's threads take the two cores from
+  the job. The hadoop engine's JVM runs with C1 alone and the parallel collector (MODEL_JAVA_OPTIONS).
+
 What cannot be kept (the network between nodes, a NameNode's work, stragglers) is listed in `breaks`.
 """
 
@@ -33,6 +37,12 @@ TARGET_SORT_BUFFER = 100 * MB  # mapreduce.task.io.sort.mb
 TARGET_TASK_HEAP = 1 << 30     # a task's JVM heap (-Xmx1g)
 MIN_SORT_BUFFER = 1 * MB       # Hadoop's io.sort.mb is a whole number of MB
 MIN_REDUCER_MEMORY = 8 * MB    # below this a reducer's in-memory shuffle holds no fetch at all
+# The hadoop engine's JVM in a scale model (local mode: one JVM runs the job). Measured 2026-11-26 on this machine's
+# kind, the quickstart's TeraSort (128 MB, caches dropped, 8 runs each, time of its tasks): the JVM's defaults
+# 6.3-11.5 s, C1 alone 4.7-6.1 s, C1 alone with the parallel collector 3.96-4.11 s -- as fast as the same job in a
+# JVM already warm (4.3 s), and steady: the run-to-run spread that made the calibration's rate vary +-15% was the
+# compiler's and the collector's threads competing with the job for two cores.
+MODEL_JAVA_OPTIONS = ("-XX:TieredStopAtLevel=1", "-XX:+UseParallelGC")
 
 
 @dataclass(frozen=True)
@@ -164,6 +174,8 @@ def _settings(m: ScaleModel, t: Hardware, per_node: float, cache_t: float, reduc
         Setting("tasks at once", str(m.tasks), str(t.cores), "tasks per drive"),
         Setting("copies of a generated data set", f"{round(m.write_copies)}", f"{m.write_copies:g} (HDFS replication)",
                 "bytes a node's drives take per byte generated"),
+        Setting("hadoop engine's JVM", " ".join(MODEL_JAVA_OPTIONS), "warm (tasks of minutes)",
+                "CPU per byte without the JIT's and collector's warm-up on two cores"),
         Setting("drive speed factor k", f"{m.rate_factor:.3g}", "1", "CPU vs drives: cores here / (cores there x core_speed)"),
     )
 

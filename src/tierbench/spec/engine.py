@@ -15,7 +15,8 @@ from .knobs import ENGINE_KNOBS, engine_knob_conf, swept, token
 ENGINE_KINDS = ("spark", "hadoop")
 HADOOP_MODES = ("local", "yarn")
 SPARK_KEYS = ("kind", "master", "driver_memory", "executor_memory", "keep_alive_memory", "conf", *ENGINE_KNOBS)
-HADOOP_KEYS = ("kind", "mode", "hadoop_conf_dir", "conf", *ENGINE_KNOBS)
+HADOOP_KEYS = ("kind", "mode", "hadoop_conf_dir", "conf", "java_options", *ENGINE_KNOBS)
+JAVA_OPTION = re.compile(r"^-(XX:[+-]?[A-Za-z0-9]+(=[A-Za-z0-9_.:/-]+)?|Xs[sx][0-9]+[kmgKMG]|Xm[sxn][0-9]+[kmgKMG])$")
 SPARK_MASTER = re.compile(r"^(local(\[(\*|[1-9][0-9]*)(,[0-9]+)?\])?|spark://.+|yarn|k8s://.+|local-cluster\[.+\])$")
 JVM_MEMORY = re.compile(r"^[0-9]+[kmgtKMGT]$")
 
@@ -34,6 +35,7 @@ class EngineSpec:
     mode: str = "local"  # hadoop: "local" (LocalJobRunner) or "yarn" (submit with a Hadoop conf dir)
     hadoop_conf_dir: str | None = None  # hadoop, yarn mode: default $HADOOP_CONF_DIR
     knobs: dict = field(default_factory=dict)  # shuffle_compress, io_codec, task_memory as given (already in conf)
+    java_options: tuple[str, ...] = ()  # hadoop, local mode: the job's JVM flags (-XX:..., -Xss/-Xms/-Xmn)
 
 
 def parse_engines(src, raw: dict, sweeps: list) -> tuple[EngineSpec, ...]:
@@ -108,7 +110,20 @@ def _hadoop_engine(src, where, eng, name, conf, knobs) -> EngineSpec:
             raise SpecError(src, f"{where}.mode", "\"yarn\" needs a Hadoop conf dir: set hadoop_conf_dir, export HADOOP_CONF_DIR, "
                             "or put your cluster's `hadoop` command on PATH (tierbench services up yarn prints one for an embedded YARN)")
     return EngineSpec(name=name, kind="hadoop", conf=conf, mode=mode, hadoop_conf_dir=conf_dir, master="", driver_memory="",
-                      knobs=knobs)
+                      knobs=knobs, java_options=_java_options(src, where, eng.get("java_options", []), mode))
+
+
+def _java_options(src, where, options, mode: str) -> tuple[str, ...]:
+    """`java_options`: flags for the local job's JVM (one JVM runs the whole job in local mode; on YARN the
+    cluster's own settings start the tasks). HotSpot's -XX flags and -Xss/-Xms/-Xmn; the heap (-Xmx) is the
+    engine's, system properties (-D) are `conf`'s."""
+    if not isinstance(options, list) or not all(isinstance(o, str) and JAVA_OPTION.match(o) for o in options):
+        raise SpecError(src, f"{where}.java_options", "expected a list of JVM flags such as [\"-XX:TieredStopAtLevel=1\", "
+                        f"\"-XX:+UseParallelGC\"] (-XX:..., -Xss, -Xms, -Xmn; Hadoop settings go in conf), got {options!r}")
+    if options and mode != "local":
+        raise SpecError(src, f"{where}.java_options", "local mode only (its one JVM runs the job); on YARN set "
+                        "mapreduce.map.java.opts and mapreduce.reduce.java.opts in conf")
+    return tuple(options)
 
 
 def _spark_engine(src, where, eng, name, conf, knobs) -> EngineSpec:

@@ -23,7 +23,7 @@ from pathlib import Path
 from ..errors import SpecError
 from ..fields import between, positive_int, table, unknown_fields
 from ..model.hardware import catalog, load_hardware
-from ..model.scale import Calibration, Here, ScaleModel, derive
+from ..model.scale import MODEL_JAVA_OPTIONS, Calibration, Here, ScaleModel, derive
 from ..units import parse_size
 from ..workloads import WORKLOADS
 
@@ -102,6 +102,8 @@ def apply_scale(src: str, raw: dict, model: ScaleModel) -> dict:
     for e in engines:
         if isinstance(e, dict) and e.get("kind") == "hadoop" and isinstance(e.get("conf", {}), dict):
             e["conf"] = {**{k: str(v) for k, v in model.hadoop_conf().items()}, **e.get("conf", {})}
+            if e.get("mode", "local") == "local":
+                e.setdefault("java_options", list(MODEL_JAVA_OPTIONS))
     for name, c in (out["storage"].items() if isinstance(out.get("storage"), dict) else []):
         for role in ("data", "intermediate"):
             if isinstance(c, dict) and isinstance(c.get(role), dict) and c[role].get("emulate") in catalog():
@@ -114,6 +116,8 @@ def _scale_drive(src: str, where: str, d: dict, model: ScaleModel) -> None:
     target's drives: the hadoop engine writes a data set to one directory)."""
     many = positive_int(src, f"{where}.stands_for", d.pop("stands_for", 1), 1)
     d["figures"] = {f: v * many for f, v in model.drive_figures(catalog()[d["emulate"]]).items()}
+    # over memory, where it fits: k x the target's figures may be faster than this machine's disk (storage/backing.py)
+    d.setdefault("backing", "memory")
 
 
 def _scale_workload(w: dict, m: ScaleModel) -> None:

@@ -1,12 +1,14 @@
 """The `emulate` tables of a spec's storage configurations (`data = { emulate = "hdd", size = "2GB" }`): checked and
 turned into the device entries the study brings up (emulation.bring_up) -- the spec's side of emulation.py."""
 
+from .backing import BACKINGS, DISK
 from .emulation import FIGURES, PROFILES, root_dir
 from ..ownership import valid_name
 from ..units import MB
 
 # figures: a drive of the study's own ({read,write}_mb_s, {read,write}_iops), e.g. a catalog drive scaled by [scale]
-EMULATE_KEYS = ("emulate", "size", "drives", "figures", "stands_for", "split")
+# backing: what the image lies on, "disk" (default) or "memory" (storage/backing.py; [scale] asks for memory)
+EMULATE_KEYS = ("emulate", "size", "drives", "figures", "stands_for", "split", "backing")
 # an emulated intermediate role may also say whether the data drives take their share of the shuffle
 INTERMEDIATE_EMULATE_KEYS = (*EMULATE_KEYS, "with_data")
 DEFAULT_SIZE = "8GB"
@@ -47,11 +49,14 @@ def parse_emulated(src: str, where: str, value: dict, name: str, intermediate: b
     with_data = value.get("with_data", False)
     if not isinstance(with_data, bool):
         raise SpecError(src, f"{where}.with_data", f"expected true or false, got {with_data!r}")
+    backing = value.get("backing", DISK)
+    if backing not in BACKINGS:
+        raise SpecError(src, f"{where}.backing", f"expected one of {', '.join(map(repr, BACKINGS))}, got {backing!r}")
     names = [name] if drives == 1 else [f"{name}{i}" for i in range(1, drives + 1)]
     mounts = [root_dir() / n / "mnt" for n in names]
     dirs = [str(m) for m in mounts] if split == 1 else [str(m / f"d{i}") for m in mounts for i in range(split)]
-    return dirs, [{"device": n, "profile": value["emulate"], "size": size, **({"figures": figures} if figures else {})}
-                  for n in names], with_data
+    return dirs, [{"device": n, "profile": value["emulate"], "size": size, **({"figures": figures} if figures else {}),
+                   **({"backing": backing} if backing != DISK else {})} for n in names], with_data
 
 
 def _figures(src: str, where: str, value: dict) -> dict | None:

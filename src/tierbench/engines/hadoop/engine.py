@@ -115,7 +115,7 @@ class HadoopEngine(Engine):
         jars = tuple(jar for c in self._connectors for jar in c.jars())
         if self.spec.mode == "local":
             jars += (str(jobs_jar()),)  # MapOutputFiles, SyncingLocalFileSystem, the tierbench-local runner
-        return [java_bin(), "-Xmx1g", *ADD_OPENS.split(), "-cp", classpath(self.conf_dir, jars), wl.hadoop_main, *opts, *args]
+        return [java_bin(), "-Xmx1g", *self.spec.java_options, *ADD_OPENS.split(), "-cp", classpath(self.conf_dir, jars), wl.hadoop_main, *opts, *args]
 
     @property
     def _logs_s3a(self) -> bool:
