@@ -244,3 +244,43 @@ tasks = 2
     assert emulation.devices() == []  # nothing was made
     texts = [getattr(b, "text", "") for b in StudyResults.load(tmp_path / "r").document.walk()]
     assert any(t.startswith("run with --unemulated") for t in texts)
+
+
+def test_a_device_is_memory_backed_only_while_the_memory_backed_ones_fit_in_half_of_memory(monkeypatch):
+    from tierbench.storage import backing
+
+    monkeypatch.setattr(backing, "memory_total", lambda: 8 << 30)
+    assert backing.choose("memory", 2 << 30, 1 << 30) == ("memory", None)
+    where, why = backing.choose("memory", 2 << 30, 3 << 30)  # 4 GiB is half: 1 GiB left
+    assert where == "disk" and "1024 MiB left" in why and "2048 MiB" in why
+    assert backing.choose("disk", 1 << 20, 0) == ("disk", None)
+    assert backing.image_path(Path("/x/d"), "memory") == Path("/x/d/ram/disk.img")
+
+
+def test_a_memory_backed_devices_state_must_name_its_image_in_its_tmpfs(tmp_path, monkeypatch):
+    from tierbench.errors import UserError
+
+    monkeypatch.setattr(emulation, "root_dir", lambda: tmp_path)
+    home = tmp_path / "d1"
+    home.mkdir()
+    state = {"name": "d1", "profile": {"name": "hdd", "read_mb_s": 1, "write_mb_s": 1, "read_iops": 1, "write_iops": 1,
+                                       "source": "t"}, "size_bytes": 1 << 30, "loop": "/dev/loop3", "major_minor": "7:3",
+             "image": str(home / "ram" / "disk.img"), "mount": str(home / "mnt"), "backing": "memory"}
+    (home / "device.json").write_text(json.dumps(state))
+    assert emulation.device("d1").backing == "memory"
+    (home / "device.json").write_text(json.dumps({**state, "image": str(home / "disk.img")}))
+    with pytest.raises(UserError, match="image"):
+        emulation.device("d1")
+    (home / "device.json").write_text(json.dumps({**state, "backing": "nvram"}))
+    with pytest.raises(UserError, match="backing"):
+        emulation.device("d1")
+
+
+def test_an_emulated_tables_backing_is_checked():
+    from tierbench.errors import SpecError
+    from tierbench.storage.emulated_spec import parse_emulated
+
+    _, entries, _ = parse_emulated("s.toml", "storage.a.data", {"emulate": "hdd", "size": "1GB", "backing": "memory"}, "a")
+    assert entries[0]["backing"] == "memory"
+    with pytest.raises(SpecError, match=r"storage\.a\.data\.backing.*'disk', 'memory'"):
+        parse_emulated("s.toml", "storage.a.data", {"emulate": "hdd", "backing": "ram"}, "a")

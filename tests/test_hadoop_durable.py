@@ -207,3 +207,25 @@ def test_a_local_jobs_end_is_seen_when_it_ends_not_at_the_clients_next_poll(tera
         executor_done = next(t for t, line in ts if "map task executor complete" in line)
         completed = next(t for t, line in ts if "completed successfully" in line)
         assert 0 <= (completed - executor_done).total_seconds() <= 0.3, (key, executor_done, completed)
+
+
+def test_the_local_jobs_jvm_takes_the_specs_java_options_and_a_bad_or_yarn_one_is_refused(tmp_path):
+    from tierbench.errors import SpecError
+    from tierbench.study.runner import make_engines
+
+    raw = {"name": "d", "engine": {"kind": "hadoop", "java_options": ["-XX:TieredStopAtLevel=1"]},
+           "storage": {"disk": {"data": [str(tmp_path / "data")], "intermediate": [str(tmp_path / "tmp")]}},
+           "workloads": [{"name": "teragen", "rows": 1000}, {"name": "terasort"}]}
+    spec = parse_spec(raw, "d.toml", tmp_path)
+    engine = make_engines(spec, tmp_path / "logs")["hadoop"]
+    config, sort = spec.storage[0], spec.workloads[1]
+    req = JobRequest("r1/disk/terasort", sort, spec.workloads[0], [f"file://{tmp_path}/in"], [f"file://{tmp_path}/out"],
+                     [tmp_path / "tmp"], tmp_path / "scratch", config.engine_settings(), config.default_fs)
+    cmd = engine._command(req, engine._generic(req))
+    assert cmd[1:3] == ["-Xmx1g", "-XX:TieredStopAtLevel=1"]  # before the main class: the JVM's, not the job's
+    raw["engine"]["java_options"] = ["-Dsecret=x"]
+    with pytest.raises(SpecError, match=r"engine\.java_options.*-XX:TieredStopAtLevel=1"):
+        parse_spec(raw, "d.toml", tmp_path)
+    raw["engine"].update(java_options=["-XX:+UseParallelGC"], mode="yarn", hadoop_conf_dir=str(tmp_path))
+    with pytest.raises(SpecError, match="local mode only"):
+        parse_spec(raw, "d.toml", tmp_path)

@@ -97,11 +97,20 @@ def test_the_spec_runs_the_models_sizes_tasks_engine_settings_and_drives():
     ssd = spec.config("hybrid").emulated["intermediate"][0]["figures"]
     assert ssd["read_iops"] == pytest.approx(70_000 * 2 / 12)
     assert spec.to_dict()["scale"]["settings"]  # what study.json records
+    # the drives over memory where they fit (k x the target may be faster than this machine's disk), the job's JVM
+    # without the compiler's warm-up, and both shown among the settings
+    assert {e["backing"] for c in spec.storage for es in c.emulated.values() for e in es} == {"memory"}
+    assert spec.engines[0].java_options == ("-XX:TieredStopAtLevel=1", "-XX:+UseParallelGC")
+    assert any(s["name"] == "hadoop engine's JVM" for s in spec.to_dict()["scale"]["settings"])
 
 
 def test_a_value_the_user_gave_is_kept_and_the_model_changes_the_fingerprint():
     text = QUICK.replace('name = "terasort"', 'name = "terasort"\npartitions = 7')
     assert _spec(text).workloads[1].params["partitions"] == 7
+    own = _spec(QUICK.replace('kind = "hadoop"', 'kind = "hadoop"\njava_options = ["-XX:+UseSerialGC"]').replace(
+        'size = "2GB" }', 'size = "2GB", backing = "disk" }'))
+    assert own.engines[0].java_options == ("-XX:+UseSerialGC",)
+    assert {e.get("backing", "disk") for c in own.storage for es in c.emulated.values() for e in es} == {"disk"}
     spark = QUICK.replace('kind = "hadoop"', 'kind = "spark"')
     with pytest.raises(SpecError, match="copies"):  # the target's replication needs the hadoop engine's file system
         _spec(spark)
