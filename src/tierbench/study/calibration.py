@@ -3,8 +3,11 @@ emulated drives are sized (core_speed = the target's rate per thread / this mach
 
 The calibration is a small study of its own, in the results folder's `calibration/` subfolder: the study's engine
 (its first, where it has several) runs the study's workloads up to the calibrated job (TeraGen, then TeraSort) at
-the model's sizes and task settings, REPEATS times, on a plain directory of this machine's, with the engine's own
-(unsynced) writes, no emulated drive and no page cache budget -- so that no drive, only the CPU, sets the pace. The job's median active time (its phases,
+the model's sizes, task settings and JVM options, REPEATS times, on a plain directory of this machine's, with the
+engine's own (unsynced) writes, no emulated drive and no page cache budget -- so that no drive, only the CPU, sets
+the pace -- and the page cache synced and dropped before each run where it can be (root), so that the writeback of
+the TeraGen before does not run during the TeraSort (measured: 3.93-5.53 s of TeraSort work without; 3.96-4.11 s
+in 8 runs of the same job with). The job's median active time (its phases,
 without the JVM's start and the job's setup: what the model's runs carry to the target, model/transfer.py) gives the
 rate: the model's data / (median x this machine's cores), as the target's is its data per node / (runtime x threads).
 An interrupted calibration resumes with its study (--resume); a finished one is read back, not run again.
@@ -20,7 +23,7 @@ from ..spec import Spec, parse_spec
 from ..spec.scale import apply_scale, parse_scale
 from ..store.results import CALIBRATION_DIR, ResultsDir
 
-REPEATS = 5  # a CPU-bound job of seconds varies by +-20% from run to run here (the JIT on two shared cores)
+REPEATS = 5  # a CPU-bound job of seconds varied by +-20% from run to run here with the JVM's default JIT
 DROPPED = ("scale", "cost", "baseline", "probe", "cluster", "pipelines", "mix")  # tables the calibration runs without
 
 
@@ -69,7 +72,7 @@ def calibration_spec(spec: Spec, raw: dict, base_dir: Path, folder: Path) -> Spe
         out["engines"] = {first: out["engines"][first]}
     names = [w.get("name") for w in out["workloads"]]
     out["workloads"] = out["workloads"][:names.index(job) + 1]
-    out.update(name=f"{spec.name[:52]}-calibration", repeats=REPEATS, durability="engine", drop_caches="never",
+    out.update(name=f"{spec.name[:52]}-calibration", repeats=REPEATS, durability="engine", drop_caches="auto",
                free_page_reporting="as-is", sampling={"enabled": False},
                description=f"{spec.name}'s calibration: {job} where the CPU sets the pace (study/calibration.py)")
     out["storage"] = {"calibration": {"description": "a plain directory of this machine's: no drive sets the pace",
