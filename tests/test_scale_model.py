@@ -292,8 +292,9 @@ def run_scaled_study(tmp_path, engine: str, teragen: str = "", engine_lines: str
 
 
 def check_calibration(results: Path) -> None:
-    """The study's core_speed was measured before its drives were sized: its calibration study's TeraSorts ran ok in
-    memory on a plain directory, and the drives the study emulated are the target's x the k those runs give."""
+    """The study's core_speed was measured before its drives were sized: its calibration study's TeraSorts ran ok on
+    the model's IO path without its limits (a memory-backed device, durable writes; gone after it), and the drives
+    the study emulated are the target's x the k those runs give."""
     import json
 
     from tierbench.study.calibration import REPEATS
@@ -305,7 +306,11 @@ def check_calibration(results: Path) -> None:
              for r in runs if r["workload"] == "terasort" and r["status"] == "ok"]  # their work: the phases
     assert all(0 < s < r["wall_s"] for s, r in zip(sorts, [r for r in runs if r["workload"] == "terasort"]))
     assert cal["status"] == "measured" and sorted(cal["runs_s"]) == pytest.approx(sorted(sorts)) and len(sorts) == REPEATS, cal
-    assert {r["storage"]["type"] for r in runs} == {"local"} and all(r["storage"]["data"] == [str(results / "calibration" / "storage")] for r in runs)
+    assert {r["storage"]["type"] for r in runs} == {"local"}
+    (cal_device,) = json.loads((results / "calibration" / "study.json").read_text())["emulated"].values()
+    assert cal_device["backing"] == "memory" and cal_device["profile"]["name"] == "unlimited", cal_device
+    assert all(r["storage"]["data"] == [cal_device["mount"]] for r in runs)
+    assert not Path(cal_device["mount"]).exists()  # brought down when the calibration was done
     here = scale["data_bytes"] / 1e6 / (sorted(sorts)[len(sorts) // 2] * (os.cpu_count() or 1))
     assert cal["core_speed"] == pytest.approx(4.26 / here)
     device = next(iter(study["emulated"].values()))  # the HDD pair, at the target's speed x k

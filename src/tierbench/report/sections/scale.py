@@ -58,10 +58,10 @@ def _calibration(c: dict | None) -> list:
     if c.get("status") != "measured":
         return [Paragraph(f"core_speed was to be measured ({c['job']}) but no calibration is recorded: the drives ran at "
                           "k for core_speed 1.")]
-    return [Paragraph(f"core_speed {c['core_speed']:.3g} was measured, not assumed: {c['job']} ran at the model's size on "
-                      f"a plain directory of this machine's, in memory ({len(c['runs_s'])} runs, "
-                      f"{', '.join(f'{t:.1f}' for t in c['runs_s'])} s of work, without the JVM's start: calibration/ "
-                      "in the results folder), and the "
+    return [Paragraph(f"core_speed {c['core_speed']:.3g} was measured, not assumed: {c['job']} ran at the model's size "
+                      "with no drive's limits and no page cache budget, so that the CPU set the pace "
+                      f"({len(c['runs_s'])} runs, {', '.join(f'{t:.1f}' for t in c['runs_s'])} s of work, without the "
+                      "JVM's start: calibration/ in the results folder, whose study.json says on what storage), and the "
                       f"target's rate per thread is {c['target_mb_s_per_thread']:g} MB/s ({c['source']}). That run's "
                       "figure is therefore the model's calibration, not a finding: a ratio to it is fitted, the others "
                       "are not (docs/scale-model.md).")]
