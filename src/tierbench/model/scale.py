@@ -39,7 +39,8 @@ MIN_SORT_BUFFER = 1 * MB       # Hadoop's io.sort.mb is a whole number of MB
 MIN_REDUCER_MEMORY = 8 * MB    # below this a reducer's in-memory shuffle holds no fetch at all
 # The hadoop engine's JVM in a scale model (local mode: one JVM runs the job). Measured 2026-11-26 on this machine's
 # kind, the quickstart's TeraSort (128 MB, caches dropped, 8 runs each, time of its tasks): the JVM's defaults
-# 6.3-11.5 s, C1 alone 4.7-6.1 s, C1 alone with the parallel collector 3.96-4.11 s -- as fast as the same job in a
+# 6.3-11.5 s, C1 alone 4.7-6.1 s, C1 alone with the parallel collector 3.96-4.11 s in 7 of
+# the 8 (the 8th 5.34 s) -- as fast as the same job in a
 # JVM already warm (4.3 s), and steady: the run-to-run spread that made the calibration's rate vary +-15% was the
 # compiler's and the collector's threads competing with the job for two cores.
 MODEL_JAVA_OPTIONS = ("-XX:TieredStopAtLevel=1", "-XX:+UseParallelGC")

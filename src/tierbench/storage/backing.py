@@ -153,9 +153,7 @@ def _memory_ceiling(work: Path) -> float:
         # 1,069, 1,947 and 1,992 MB/s in a row; 383 beside a test run): a ceiling too low would slow every device
         return max(_fio_write(work / "mnt") for _ in range(3))
     finally:
-        subprocess.run(["umount", str(work / "mnt")], capture_output=True)
-        if loop:
-            subprocess.run(["losetup", "-d", loop], capture_output=True)
+        unmount_and_detach(work / "mnt", loop)
         release_image(work, MEMORY)
         if not (work / "mnt").is_mount() and not (work / "ram").is_mount():
             shutil.rmtree(work, ignore_errors=True)
@@ -175,7 +173,13 @@ def format_and_mount(image: Path, mount: Path, backing: str) -> tuple[str, str]:
         run_tool(["mount", "-o", "noatime", loop, str(mount)], "mount")
         Path(f"/sys/block/{Path(loop).name}/queue/read_ahead_kb").write_text("1024\n")
     except (UserError, OSError):
-        subprocess.run(["umount", str(mount)], capture_output=True)
-        subprocess.run(["losetup", "-d", loop], capture_output=True)
+        unmount_and_detach(mount, loop)
         raise
     return loop, major_minor
+
+
+def unmount_and_detach(mount: Path, loop: str | None) -> None:
+    """Undo format_and_mount as far as it got (a step that was not done fails quietly)."""
+    subprocess.run(["umount", str(mount)], capture_output=True)
+    if loop:
+        subprocess.run(["losetup", "-d", loop], capture_output=True)

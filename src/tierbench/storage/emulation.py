@@ -34,7 +34,8 @@ from pathlib import Path
 
 from .. import processes
 from ..errors import UserError
-from .backing import BACKINGS, DISK, MEMORY, choose, format_and_mount, image_path, make_image, release_image
+from .backing import (BACKINGS, DISK, MEMORY, choose, format_and_mount, image_path, make_image, release_image,
+                      unmount_and_detach)
 from .backing import machine_ceiling as backing_ceiling
 from .backing import run_tool as _run
 from ..ownership import check_name, remove_owned_root, valid_name
@@ -202,17 +203,14 @@ def up(name: str, profile: str, size_bytes: int, custom: Profile | None = None, 
     # a named profile is scaled to this machine's disk whatever the backing, so that it means the same speeds
     prof = custom or PROFILES[profile].scaled(scale_factor(machine_ceiling(on_phase)))
     home = _state(name).parent
+    loop = None
     try:
         image = make_image(home, size_bytes, backing)
         loop, major_minor = format_and_mount(image, home / "mnt", backing)
-    except (UserError, OSError):
-        release_image(home, backing)
-        raise
-    try:
         _throttle(major_minor, prof)
-    except OSError:
-        subprocess.run(["umount", str(home / "mnt")], capture_output=True)
-        subprocess.run(["losetup", "-d", loop], capture_output=True)
+    except (UserError, OSError):
+        if loop:
+            unmount_and_detach(home / "mnt", loop)
         release_image(home, backing)
         raise
     dev = Device(name, prof, size_bytes, loop, major_minor, str(image), str(home / "mnt"), backing=backing)

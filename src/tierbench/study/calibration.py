@@ -43,13 +43,13 @@ def calibrated(spec: Spec, raw: dict, base_dir: Path, out_dir: Path, command_lin
     from .runner import StudyRunner
 
     ResultsDir(out_dir).check_may_run(resume)  # (what the study would refuse first: nothing runs that it would)
-    if any(c.emulated for c in spec.storage) and not unemulated:
+    emulated = any(c.emulated for c in spec.storage) and not unemulated
+    if emulated:
         check_can_emulate()
     job = spec.scale["calibration"]["job"]
     folder = out_dir / CALIBRATION_DIR
     print(f"tierbench: calibration: this machine's {job} rate, where its CPU sets the pace, before the emulated drives "
           f"are sized ({REPEATS} runs in {folder})", file=sys.stderr, flush=True)
-    emulated = any(c.emulated for c in spec.storage) and not unemulated
     cal_spec = calibration_spec(spec, raw, base_dir, folder, emulated)
     runner = StudyRunner(cal_spec, folder, command_line + ["(calibration)"], resume=resume,
                          allow_mixed=allow_mixed, side_study=True)
