@@ -67,7 +67,7 @@ def test_the_measured_drives_keep_the_targets_cpu_to_drive_balance(runs):
     # the drives are k times the target's so that this machine's CPU is to them as a target node's to its own
     assert m["rate_factor"] * 4.26 * 12 == pytest.approx(here * CORES)
     hdd = next(c for c in spec.storage if c.name == "hdd")
-    assert hdd.emulated["data"][0]["figures"]["write_mb_s"] == pytest.approx(2 * 130 * m["rate_factor"], rel=0.01)
+    assert hdd.emulated["data"][0]["figures"]["read_mb_s"] == pytest.approx(2 * 130 * m["rate_factor"], rel=0.01)
 
 
 def test_a_core_speed_given_is_used_as_is_and_recorded_as_before():

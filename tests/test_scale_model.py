@@ -93,7 +93,9 @@ def test_the_spec_runs_the_models_sizes_tasks_engine_settings_and_drives():
     assert conf["mapreduce.task.io.sort.mb"] == str(m["sort_buffer_mb"])
     assert conf["mapreduce.local.map.tasks.maximum"] == "12"
     hdd = spec.config("hdd").emulated["data"][0]["figures"]
-    assert hdd["write_mb_s"] == pytest.approx(2 * 130 * 2 / 12)  # two 2014 HDDs, at k = 2/12
+    assert hdd["read_mb_s"] == pytest.approx(2 * 130 * 2 / 12)  # two 2014 HDDs, at k = 2/12
+    # six writers a drive there: each 1 MiB request pays a seek (1/150 s) beside its transfer at 130 MB/s
+    assert hdd["write_mb_s"] == pytest.approx(2 * 1.048576 / (1.048576 / 130 + 1 / 150) * 2 / 12)
     ssd = spec.config("hybrid").emulated["intermediate"][0]["figures"]
     assert ssd["read_iops"] == pytest.approx(70_000 * 2 / 12)
     assert spec.to_dict()["scale"]["settings"]  # what study.json records
@@ -102,6 +104,12 @@ def test_the_spec_runs_the_models_sizes_tasks_engine_settings_and_drives():
     assert {e["backing"] for c in spec.storage for es in c.emulated.values() for e in es} == {"memory"}
     assert spec.engines[0].java_options == ("-XX:TieredStopAtLevel=1", "-XX:+UseParallelGC")
     assert any(s["name"] == "hadoop engine's JVM" for s in spec.to_dict()["scale"]["settings"])
+
+
+def test_a_drive_with_one_writer_at_the_target_writes_at_its_catalog_rate():
+    one_each = _spec(QUICK.replace("stands_for = 2", "stands_for = 12"))  # 12 drives for the 12 slots
+    hdd = one_each.config("hdd").emulated["data"][0]["figures"]
+    assert hdd["write_mb_s"] == pytest.approx(hdd["read_mb_s"]) == pytest.approx(12 * 130 * 2 / 12)
 
 
 def test_a_value_the_user_gave_is_kept_and_the_model_changes_the_fingerprint():

@@ -29,7 +29,7 @@ from dataclasses import asdict, dataclass, field
 
 from ..units import MB, format_size
 from .hardware import Drive, Hardware
-from .rules import SHUFFLE_BUFFER, node_page_cache
+from .rules import SHUFFLE_BUFFER, node_page_cache, stream_mb_s
 
 # What a Hadoop job of the studies' time used when the study names no figure of its own (Hadoop's defaults)
 TARGET_SPLIT = 128 * MB       # dfs.blocksize: one map per block
@@ -44,6 +44,12 @@ MIN_REDUCER_MEMORY = 8 * MB    # below this a reducer's in-memory shuffle holds 
 # JVM already warm (4.3 s), and steady: the run-to-run spread that made the calibration's rate vary +-15% was the
 # compiler's and the collector's threads competing with the job for two cores.
 MODEL_JAVA_OPTIONS = ("-XX:TieredStopAtLevel=1", "-XX:+UseParallelGC")
+# The request size at which an emulated drive's writes pay the target's seeks when several writers share it. The
+# study's HDDs wrote at 46% of the catalog's rate in TeraGen and 39-40% in TestDFSIO; the seek rule gives 2014's
+# HDD 55% at 1 MiB (38% at 512 KiB, which carried the model's all-HDD TeraGen to +83% of the published time;
+# the block layer's largest request on these loop devices is 1,280 KiB). A fitted figure, measured in
+# docs/scale-model.md; an SSD loses about 1% at it.
+WRITE_SEEK_KIB = 1024
 
 
 @dataclass(frozen=True)
@@ -74,10 +80,14 @@ class ScaleModel:
     breaks: tuple[str, ...] = field(default=())
     calibration: dict | None = None  # core_speed from a measured rate (Calibration.to_dict()); None: given or 1
 
-    def drive_figures(self, drive: Drive) -> dict:
-        """A target drive's figures as the model's emulated drive runs them (k x each)."""
+    def drive_figures(self, drive: Drive, streams: float = 1.0) -> dict:
+        """A target drive's figures as the model's emulated drive runs them (k x each). Where the target runs more
+        than one writer a drive (`streams`: its tasks per drive), its writes interleave and each request pays an
+        access (rules.stream_mb_s at WRITE_SEEK_KIB), which a throttle does not charge: the write rate is derated
+        to that. Reads keep the catalog's rate (why: docs/scale-model.md, "An emulated drive does not seek")."""
         k = self.rate_factor
-        return {"read_mb_s": drive.read_mb_s * k, "write_mb_s": drive.write_mb_s * k,
+        write = stream_mb_s(drive, "write", WRITE_SEEK_KIB, streams)
+        return {"read_mb_s": drive.read_mb_s * k, "write_mb_s": write * k,
                 "read_iops": drive.read_iops * k, "write_iops": drive.write_iops * k}
 
     def hadoop_conf(self) -> dict:
@@ -178,6 +188,8 @@ def _settings(m: ScaleModel, t: Hardware, per_node: float, cache_t: float, reduc
         Setting("hadoop engine's JVM", " ".join(MODEL_JAVA_OPTIONS), "warm (tasks of minutes)",
                 "CPU per byte without the JIT's and collector's warm-up on two cores"),
         Setting("drive speed factor k", f"{m.rate_factor:.3g}", "1", "CPU vs drives: cores here / (cores there x core_speed)"),
+        Setting("a drive's write rate, several writers on it", f"x k, each {WRITE_SEEK_KIB} KiB request paying a seek",
+                "writers interleave: the head seeks between them", "what a throttle does not charge (seek rule)"),
     )
 
 

@@ -115,7 +115,8 @@ def _scale_drive(src: str, where: str, d: dict, model: ScaleModel) -> None:
     """An emulated drive named from the catalog: its figures x k, x `stands_for` (one device for that many of the
     target's drives: the hadoop engine writes a data set to one directory)."""
     many = positive_int(src, f"{where}.stands_for", d.pop("stands_for", 1), 1)
-    d["figures"] = {f: v * many for f, v in model.drive_figures(catalog()[d["emulate"]]).items()}
+    streams = model.tasks / many  # the target's writers on each drive this device stands for
+    d["figures"] = {f: v * many for f, v in model.drive_figures(catalog()[d["emulate"]], streams).items()}
     # over memory, where it fits: k x the target's figures may be faster than this machine's disk (storage/backing.py)
     d.setdefault("backing", "memory")
 
