@@ -276,6 +276,23 @@ def test_a_memory_backed_devices_state_must_name_its_image_in_its_tmpfs(tmp_path
         emulation.device("d1")
 
 
+def test_a_failed_study_says_which_devices_it_keeps_up_and_the_memory_they_hold(tmp_path, monkeypatch):
+    monkeypatch.setattr(emulation, "root_dir", lambda: tmp_path)
+    for name, backing, size in (("s-hdd", "memory", 3 << 30), ("s-ssd", "memory", 3 << 30), ("s-old", "disk", 1 << 30)):
+        home = tmp_path / name
+        home.mkdir()
+        image = home / "ram" / "disk.img" if backing == "memory" else home / "disk.img"
+        state = {"name": name, "profile": {"name": "hdd", "read_mb_s": 1, "write_mb_s": 1, "read_iops": 1,
+                                           "write_iops": 1, "source": "t"}, "size_bytes": size, "loop": "/dev/loop3",
+                 "major_minor": "7:3", "image": str(image), "mount": str(home / "mnt"), "backing": backing}
+        (home / "device.json").write_text(json.dumps(state))
+    said = emulation.kept_up({"s-ssd", "s-hdd", "s-gone"})
+    assert "s-hdd, s-ssd" in said and "s-old" not in said and "s-gone" not in said
+    assert "up to 6 GB of them in this machine's memory" in said, said
+    assert "tierbench emulate down NAME" in said and "--resume" in said
+    assert "memory" not in emulation.kept_up({"s-old"}) and emulation.kept_up({"s-gone"}) == ""
+
+
 def test_an_emulated_tables_backing_is_checked():
     from tierbench.errors import SpecError
     from tierbench.storage.emulated_spec import parse_emulated

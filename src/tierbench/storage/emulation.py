@@ -343,3 +343,15 @@ def devices_under(paths) -> list[Device]:
         if d is not None:
             found[d.name] = d
     return list(found.values())
+
+
+def kept_up(names) -> str:
+    """What the devices of a study that stopped with failed runs hold while kept up for --resume (a memory-backed
+    one's data is in this machine's memory until it goes down), and how to free them; "" when none is up."""
+    kept = sorted((d for d in map(device, names) if d is not None), key=lambda d: d.name)
+    if not kept:
+        return ""
+    in_memory = sum(d.size_bytes for d in kept if d.backing == MEMORY)
+    held = f", up to {format_size(in_memory)} of them in this machine's memory" if in_memory else ""
+    return (f", on the emulated devices {', '.join(d.name for d in kept)}{held}: --resume finishes the study and "
+            f"takes them down; `tierbench emulate down NAME` frees one without it")

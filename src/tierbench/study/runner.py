@@ -291,7 +291,8 @@ class StudyRunner:
             self.layout.release()
             self._emulation_down()
         elif not all_ok:
-            progress.info("some runs failed; their data is kept for --resume")
+            from ..storage import emulation
+            progress.info("some runs failed; their data is kept for --resume" + emulation.kept_up(self._device_names()))
         return self.results
 
     def _record_applications(self, engines: dict) -> None:
@@ -308,11 +309,14 @@ class StudyRunner:
         if lived:
             self.results.update_study(engine_applications=lived)
 
+    def _device_names(self) -> set[str]:
+        return {e["device"] for c in self.spec.storage for es in c.emulated.values() for e in es}
+
     def _emulation_down(self) -> None:
         """The devices the spec declared, down once the study is done (their data with them). Devices of the
         same names left from an interrupted run of this study are the study's too."""
         from ..storage import emulation
 
-        for name in {e["device"] for c in self.spec.storage for es in c.emulated.values() for e in es}:
+        for name in self._device_names():
             if emulation.device(name) is not None:
                 emulation.down(name)
