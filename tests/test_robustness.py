@@ -226,6 +226,44 @@ def test_a_study_stops_after_three_runs_in_a_row_fail_the_same_way(tmp_path):
     assert [r["status"] for r in recs if not r["error"].startswith("not run:")] == ["failed"] * 3
 
 
+class FakeBudget:
+    """A named stand-in for the scale model's page cache budget (memory_budget.MemoryBudget needs root and cgroup
+    v1): the runner only needs to know one is on, and the lifecycle asks it what a run held."""
+
+    def join(self, pid):
+        pass
+
+    def not_covering(self, what):
+        pass
+
+    def start_run(self):
+        pass
+
+    def end_run(self):
+        return {"page_cache_budget_bytes": 1 << 20, "page_cache_peak_bytes": 0, "page_cache_median_bytes": 0, "polls": 1}
+
+
+@pytest.mark.parametrize("budget", [FakeBudget(), None])
+def test_a_jvm_refused_memory_under_the_budget_is_recorded_and_run_once_more(tmp_path, budget, monkeypatch):
+    import contextlib
+
+    from tierbench.store.results import latest_ok
+
+    monkeypatch.setattr(StudyRunner, "_memory_budget", lambda self: contextlib.nullcontext(budget))
+    spec = make_spec(tmp_path)
+    refused = ("hadoop job exited 1: # Native memory allocation (mmap) failed to map 36864 bytes. Error detail: "
+               "committing reserved memory.")
+    engine = FakeEngine(JOB_RESULTS, fail_once={"teragen": refused})
+    StudyRunner(spec, tmp_path / "results", ["t"], engines={"spark": engine}).run()
+    recs = [r for r in ResultsDir(tmp_path / "results", on_warning=lambda w: None).records() if r["workload"] == "teragen"]
+    first = recs[0]
+    assert first["status"] == "failed" and first["error"] == refused  # the failed attempt stays on record
+    same = [r for r in recs if (r["config"], r["repeat"]) == (first["config"], first["repeat"])]
+    # under a budget the run follows at once; without one it is an ordinary failure, left to --resume
+    assert [r["status"] for r in same] == (["failed", "ok"] if budget else ["failed"])
+    assert (first["run_key"] in latest_ok(recs)) == (budget is not None)
+
+
 def test_different_failures_or_an_ok_run_do_not_stop_a_study(tmp_path):
     spec = make_spec(tmp_path)
     engine = FakeEngine(JOB_RESULTS, fail={"teragen": "disk full", "dfsio-write": "Connection refused", "textgen": "disk full"})

@@ -15,9 +15,11 @@ class FakeEngine(Engine):
     sync_gaps: tuple[str, ...] = ()
 
     def __init__(self, results: dict[str, dict], name: str = "spark", fail: dict[str, str] | None = None,
-                 die: set[str] | None = None, fill: set[str] | None = None, fresh: bool = False):
+                 die: set[str] | None = None, fill: set[str] | None = None, fresh: bool = False,
+                 fail_once: dict[str, str] | None = None):
         self.name, self.results = name, results  # workload name -> {"result": ..., "wall_s": ...}
         self.fail, self.die = fail or {}, die or set()
+        self.fail_once = dict(fail_once or {})  # workload -> the error of its first run alone (a transient fault)
         self.fill = fill or set()  # workloads that write their output until the file system is full, then fail
         self.version = "fake (replays recorded Spark results)"
         self.conf: dict = {}
@@ -40,6 +42,8 @@ class FakeEngine(Engine):
             raise EngineError(f"the fake engine died running {name} (as the test asked)")
         if name in self.fail:
             return JobOutcome(False, 0.01, error=self.fail[name])
+        if name in self.fail_once:
+            return JobOutcome(False, 0.01, error=self.fail_once.pop(name))
         if name in self.fill:
             return self._fill(req)
         recorded = self.results[name]
