@@ -244,7 +244,7 @@ class FakeBudget:
 
 
 @pytest.mark.parametrize("budget", [FakeBudget(), None])
-def test_a_jvm_refused_memory_under_the_budget_is_recorded_and_run_once_more(tmp_path, budget, monkeypatch):
+def test_a_run_failed_under_the_budget_is_recorded_and_run_once_more(tmp_path, budget, monkeypatch):
     import contextlib
 
     from tierbench.store.results import latest_ok
@@ -262,6 +262,21 @@ def test_a_jvm_refused_memory_under_the_budget_is_recorded_and_run_once_more(tmp
     # under a budget the run follows at once; without one it is an ordinary failure, left to --resume
     assert [r["status"] for r in same] == (["failed", "ok"] if budget else ["failed"])
     assert (first["run_key"] in latest_ok(recs)) == (budget is not None)
+
+
+def test_a_job_that_really_fails_under_the_budget_fails_twice_and_a_run_not_run_once(tmp_path, monkeypatch):
+    import contextlib
+
+    monkeypatch.setattr(StudyRunner, "_memory_budget", lambda self: contextlib.nullcontext(FakeBudget()))
+    spec = make_spec(tmp_path)
+    engine = FakeEngine(JOB_RESULTS, fail={"teragen": "java.lang.IllegalArgumentException: bad rows"})
+    StudyRunner(spec, tmp_path / "results", ["t"], engines={"spark": engine}).run()
+    recs = ResultsDir(tmp_path / "results", on_warning=lambda w: None).records()
+    gen = [r for r in recs if r["workload"] == "teragen" and (r["config"], r["repeat"]) == ("one", 1)]
+    assert [r["status"] for r in gen] == ["failed", "failed"]
+    # its consumers are "not run" (no input): nothing to run again
+    sort = [r for r in recs if r["workload"] == "terasort" and (r["config"], r["repeat"]) == ("one", 1)]
+    assert len(sort) == 1 and sort[0]["error"].startswith("not run:")
 
 
 def test_different_failures_or_an_ok_run_do_not_stop_a_study(tmp_path):

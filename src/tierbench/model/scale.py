@@ -84,7 +84,8 @@ class ScaleModel:
         """A target drive's figures as the model's emulated drive runs them (k x each). Where the target runs more
         than one writer a drive (`streams`: its tasks per drive), its writes interleave and each request pays an
         access (rules.stream_mb_s at WRITE_SEEK_KIB), which a throttle does not charge: the write rate is derated
-        to that. Reads keep the catalog's rate (why: docs/scale-model.md, "An emulated drive does not seek")."""
+        to that. Reads keep the catalog's rate (why: docs/scale-model.md, "An emulated drive seeks only where the
+        model charges it")."""
         k = self.rate_factor
         write = stream_mb_s(drive, "write", WRITE_SEEK_KIB, streams)
         return {"read_mb_s": drive.read_mb_s * k, "write_mb_s": write * k,
