@@ -243,13 +243,17 @@ class FakeBudget:
         return {"page_cache_budget_bytes": 1 << 20, "page_cache_peak_bytes": 0, "page_cache_median_bytes": 0, "polls": 1}
 
 
-@pytest.mark.parametrize("budget", [FakeBudget(), None])
-def test_a_run_failed_under_the_budget_is_recorded_and_run_once_more(tmp_path, budget, monkeypatch):
+def _budget(monkeypatch, budget):
     import contextlib
 
+    monkeypatch.setattr(StudyRunner, "_memory_budget", lambda self: contextlib.nullcontext(budget))
+
+
+@pytest.mark.parametrize("budget", [FakeBudget(), None])
+def test_a_run_failed_under_the_budget_is_recorded_and_run_once_more(tmp_path, budget, monkeypatch):
     from tierbench.store.results import latest_ok
 
-    monkeypatch.setattr(StudyRunner, "_memory_budget", lambda self: contextlib.nullcontext(budget))
+    _budget(monkeypatch, budget)
     spec = make_spec(tmp_path)
     refused = ("hadoop job exited 1: # Native memory allocation (mmap) failed to map 36864 bytes. Error detail: "
                "committing reserved memory.")
@@ -265,9 +269,7 @@ def test_a_run_failed_under_the_budget_is_recorded_and_run_once_more(tmp_path, b
 
 
 def test_a_job_that_really_fails_under_the_budget_fails_twice_and_a_run_not_run_once(tmp_path, monkeypatch):
-    import contextlib
-
-    monkeypatch.setattr(StudyRunner, "_memory_budget", lambda self: contextlib.nullcontext(FakeBudget()))
+    _budget(monkeypatch, FakeBudget())
     spec = make_spec(tmp_path)
     engine = FakeEngine(JOB_RESULTS, fail={"teragen": "java.lang.IllegalArgumentException: bad rows"})
     StudyRunner(spec, tmp_path / "results", ["t"], engines={"spark": engine}).run()

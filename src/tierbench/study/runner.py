@@ -44,7 +44,6 @@ BUDGET_RACE = ("failed under the page cache budget, whose group can refuse the k
                "of its polls (cgroup v1): run once more")
 
 
-
 def _ran_and_failed(record: dict) -> bool:
     return record["status"] != "ok" and not (record["error"] or "").startswith("not run:")
 
@@ -284,12 +283,10 @@ class StudyRunner:
                 streak = FailureStreak(MAX_SAME_FAILURES)
                 for planned in todo:
                     setup = blocks.enter(planned, engines)
-                    def execute():
-                        return RunLifecycle(context, planned, engines[planned.engine], done, setup=setup).execute()
-                    record = execute()
+                    record = RunLifecycle(context, planned, engines[planned.engine], done, setup=setup).execute()
                     if budget is not None and _ran_and_failed(record):
                         progress.info(f"  FAILED {planned.key}: {BUDGET_RACE}")  # (the bar counts the run once)
-                        record = execute()
+                        record = RunLifecycle(context, planned, engines[planned.engine], done, setup=setup).execute()
                     all_ok = all_ok and record["status"] == "ok"
                     progress.finished(planned.key, record["status"], record["wall_s"],
                                       "" if record["status"] == "ok" else (record["error"] or "")[:200])
