@@ -49,6 +49,33 @@ def _vm_memory_kept(request):
 
 _VM_MEMORY: list = []
 
+# What a JVM leaves in /tmp when nobody points its temporary files elsewhere (java.io.tmpdir, hadoop.tmp.dir,
+# spark.local.dir): tierbench's JVMs keep theirs under its own roots, deleted with what they belong to.
+JVM_LITTER = ("liblz4-java-", "libsnappyjava", "snappy-", "jetty-", "hadoop", "spark-", "blockmgr-")
+
+
+def jvm_litter() -> set[str]:
+    """/tmp's entries a JVM would leave, with what lies up to three levels inside Hadoop's default tmp dirs."""
+    tmp, found = Path("/tmp"), set()
+    for entry in tmp.iterdir():
+        if entry.name.startswith(JVM_LITTER):
+            found.add(entry.name)
+            if entry.name.startswith("hadoop") and entry.is_dir():
+                found.update(str(p.relative_to(tmp)) for depth in ("*", "*/*", "*/*/*") for p in entry.glob(depth))
+    return found
+
+
+@pytest.fixture(autouse=True)
+def _no_jvm_litter(request):
+    """Every e2e test: no JVM it caused left anything new in /tmp."""
+    if not request.node.get_closest_marker("e2e"):
+        yield
+        return
+    before = jvm_litter()
+    yield
+    new = sorted(jvm_litter() - before)
+    assert not new, f"left in /tmp by a JVM: {new[:5]}"
+
 
 def tierbench(*args, cwd=None, timeout=600, check=False) -> subprocess.CompletedProcess:
     """Run the CLI as a user would, in its own process."""
@@ -182,12 +209,15 @@ def tb_main():
 
 
 @pytest.fixture(scope="session")
-def spark():
+def spark(tmp_path_factory):
     """One local Spark session with tierbench's jobs jar, for tests of the Java jobs."""
     from pyspark.sql import SparkSession
     from tierbench.engines.jobs_jar import jobs_jar
 
+    tmp = tmp_path_factory.mktemp("spark-session")  # its JVM's temporary files and Spark's local dir, not /tmp's
     s = (SparkSession.builder.master("local[2]").appName("tierbench-tests")
+         .config("spark.driver.extraJavaOptions", f"-Djava.io.tmpdir={tmp}").config("spark.local.dir", str(tmp))
+         .config("spark.hadoop.hadoop.tmp.dir", str(tmp / "hadoop"))
          .config("spark.jars", str(jobs_jar())).config("spark.ui.enabled", "false")
          .config("spark.ui.showConsoleProgress", "false")
          .config("spark.serializer", "org.apache.spark.serializer.KryoSerializer").getOrCreate())

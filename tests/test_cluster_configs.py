@@ -206,6 +206,20 @@ def test_k8s_master_mounts_each_intermediate_dir_as_a_spark_local_dir_volume(tmp
     assert not any(k.startswith("spark.kubernetes.") for k in local)
 
 
+def test_the_spark_jvms_temporary_files_go_to_tierbenchs_dir_where_the_jvms_run_here(tmp_path):
+    from tierbench.engines.spark import jvm_tmp_conf
+
+    here = jvm_tmp_conf({"spark.driver.extraJavaOptions": "-XX:+UseG1GC"}, tmp_path / "t", executors_here=True)
+    assert here == {"spark.driver.extraJavaOptions": f"-XX:+UseG1GC -Djava.io.tmpdir={tmp_path / 't'}",
+                    "spark.executor.extraJavaOptions": f"-Djava.io.tmpdir={tmp_path / 't'}",
+                    "spark.hadoop.hadoop.tmp.dir": str(tmp_path / "t" / "hadoop")}
+    # another cluster's executors: a path of this machine means nothing there; the spec's own tmpdir wins
+    assert jvm_tmp_conf({}, tmp_path / "t", executors_here=False) == {
+        "spark.driver.extraJavaOptions": f"-Djava.io.tmpdir={tmp_path / 't'}"}
+    assert jvm_tmp_conf({"spark.driver.extraJavaOptions": "-Djava.io.tmpdir=/scratch", "spark.hadoop.hadoop.tmp.dir": "/h"},
+                        tmp_path / "t", executors_here=True) == {"spark.executor.extraJavaOptions": f"-Djava.io.tmpdir={tmp_path / 't'}"}
+
+
 def test_the_spark_engine_restarts_an_embedded_clusters_workers_on_the_configurations_dirs(tmp_path, monkeypatch):
     from tierbench.engines import spark
     from tierbench.services import spark as standalone

@@ -223,6 +223,7 @@ def test_the_local_jobs_jvm_takes_the_specs_java_options_and_a_bad_or_yarn_one_i
                      [tmp_path / "tmp"], tmp_path / "scratch", config.engine_settings(), config.default_fs)
     cmd = engine._command(req, engine._generic(req))
     assert cmd[1:3] == ["-Xmx1g", "-XX:TieredStopAtLevel=1"]  # before the main class: the JVM's, not the job's
+    assert f"-Djava.io.tmpdir={tmp_path / 'scratch' / 'jvm-tmp'}" in cmd[:cmd.index("-cp")]  # the run's, not /tmp
     raw["engine"]["java_options"] = ["-Dsecret=x"]
     with pytest.raises(SpecError, match=r"engine\.java_options.*-XX:TieredStopAtLevel=1"):
         parse_spec(raw, "d.toml", tmp_path)

@@ -64,6 +64,28 @@ def spark_conf(engine, app_name: str, local_dirs: list[Path], durable: bool = Fa
     return conf
 
 
+JVM_TMP = "_jvm-tmp"  # beside a configuration's intermediate dirs, under tierbench's own root
+
+
+def jvm_tmp_conf(conf: dict, jvm_tmp: Path, executors_here: bool) -> dict:
+    """The application's JVMs' temporary files in `jvm_tmp` (tierbench's, deleted with the study), not in /tmp,
+    where they would outlive it: the native libraries lz4-java and snappy unpack at every start, S3A's upload
+    buffers and MapReduce's local files under hadoop.tmp.dir (/tmp/hadoop-<user> by default). The driver always
+    runs here; the executors only in local mode (the driver's JVM) or on the embedded standalone cluster's Workers:
+    a path of this machine would mean nothing on another cluster's nodes. A java.io.tmpdir the spec gives wins."""
+    opt = f"-Djava.io.tmpdir={jvm_tmp}"
+    out = {}
+    keys = ("spark.driver.extraJavaOptions", "spark.executor.extraJavaOptions") if executors_here else (
+        "spark.driver.extraJavaOptions",)
+    for key in keys:
+        given = conf.get(key, "")
+        if "-Djava.io.tmpdir=" not in given:
+            out[key] = f"{given} {opt}".strip()
+    if executors_here and "spark.hadoop.hadoop.tmp.dir" not in conf:
+        out["spark.hadoop.hadoop.tmp.dir"] = str(jvm_tmp / "hadoop")
+    return out
+
+
 class SparkApp:
     """A running Spark application in a worker process."""
 
@@ -285,6 +307,9 @@ class SparkEngine(Engine):
             for k, v in c.engine_settings().items():
                 conf.setdefault(f"spark.hadoop.{k}", v)
         conf.update(node_agent_conf(self.spec.master, [*config.local_data, *local_dirs], self.sampling_interval_s))
+        jvm_tmp = local_dirs[0].parent.parent / JVM_TMP  # (<root>/<variant>/intermediate/dir0: layout.py)
+        jvm_tmp.mkdir(parents=True, exist_ok=True)
+        conf.update(jvm_tmp_conf(conf, jvm_tmp, self.spec.master.startswith("local") or cluster is not None))
         try:
             env = engine_env(self.spec)
             env.pop("SPARK_LOCAL_DIRS", None)  # Spark would take it over spark.local.dir

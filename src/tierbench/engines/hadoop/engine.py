@@ -115,7 +115,11 @@ class HadoopEngine(Engine):
         jars = tuple(jar for c in self._connectors for jar in c.jars())
         if self.spec.mode == "local":
             jars += (str(jobs_jar()),)  # MapOutputFiles, SyncingLocalFileSystem, the tierbench-local runner
-        return [java_bin(), "-Xmx1g", *self.spec.java_options, *ADD_OPENS.split(), "-cp", classpath(self.conf_dir, jars), wl.hadoop_main, *opts, *args]
+        # the job client's (and in local mode the tasks') temporary files in the run's scratch, deleted with it:
+        # in /tmp they would outlive the study (lz4-java's native library unpacks there at every start)
+        tmp = f"-Djava.io.tmpdir={req.scratch / 'jvm-tmp'}"
+        return [java_bin(), "-Xmx1g", *self.spec.java_options, tmp, *ADD_OPENS.split(), "-cp", classpath(self.conf_dir, jars),
+                wl.hadoop_main, *opts, *args]
 
     @property
     def _logs_s3a(self) -> bool:
@@ -131,7 +135,7 @@ class HadoopEngine(Engine):
         return s3a_requests.from_log(text, not_covering)
 
     def run(self, req: JobRequest, on_progress) -> JobOutcome:
-        req.scratch.mkdir(parents=True, exist_ok=True)
+        (req.scratch / "jvm-tmp").mkdir(parents=True, exist_ok=True)
         generic = self._generic(req)
         self.conf = dict(generic)
         cmd = self._command(req, generic)
