@@ -219,7 +219,11 @@ def test_all_99_tpcds_queries_run_on_spark_and_agree_with_duckdb(run_job, spark,
     names = sql.query_names("tpcds")
     assert names == [f"q{i:02d}" for i in range(1, 100)]
     tables = sql.generate("tpcds", 0.01, 1, "snappy", tmp_path / "ds")
-    out = run_job("sql", tables={t: "file://" + str(p) for t, p in tables.items()}, queries=sql.queries("tpcds", names))
+    # 2 shuffle partitions, as a study of these few MB would set: Spark's default 200 made each query's stages 200
+    # tasks of nothing (164 s for the 99 queries)
+    out = run_job("sql", tables={t: "file://" + str(p) for t, p in tables.items()}, queries=sql.queries("tpcds", names),
+                  partitions=2)
+    spark.conf.unset("spark.sql.shuffle.partitions")  # (the session's default again, for the next test)
     assert [q["name"] for q in out["queries"]] == names
     assert sum(q["rows"] for q in out["queries"]) > 1000
     assert sql.duckdb_check("tpcds", tables, out["queries"]) == {n: None for n in names}
