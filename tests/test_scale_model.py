@@ -251,6 +251,18 @@ def test_a_run_records_what_the_budget_did_not_hold_of_it_alone():
     assert "not_covering" not in budget.end_run()
 
 
+def test_the_budget_bounds_clean_page_cache_and_leaves_writes_on_their_way_out_of_it():
+    from tierbench.study.memory_budget import HEADROOM, clean_cache, limit_for
+
+    mb = 1 << 20
+    st = {"total_rss": 700 * mb, "total_mapped_file": 40 * mb, "total_cache": 200 * mb, "total_dirty": 90 * mb,
+          "total_writeback": 30 * mb}
+    assert clean_cache(st) == 40 * mb  # 200 cached - 40 mapped - 90 dirty - 30 under writeback
+    assert limit_for(st, 8 * mb) == (700 + 40 + 90 + 30 + 8) * mb + HEADROOM
+    synced = st | {"total_dirty": 0, "total_writeback": 0}  # the same pages, synced: now the budget's to bound
+    assert clean_cache(synced) == 160 * mb and limit_for(synced, 8 * mb) == (700 + 40 + 8) * mb + HEADROOM
+
+
 def test_a_group_that_held_no_page_cache_gives_no_data_to_cache_ratio(tmp_path):
     d, _ = _scaled_results(tmp_path, {"single": 0, "split": 0})  # (main's spark engine, unconfined: an empty group)
     text = str(_section(d))

@@ -3,7 +3,7 @@
 A target node with 167 GB of data and 10 GB of free memory reads its shuffle back from its drives; a model
 with 256 MB of data on a 24 GB machine would read it from memory. So the engine's processes run in a memory
 group of their own whose limit follows what they really use: every POLL_S, limit = their anonymous memory +
-their mapped files (code, jars) + the budget + HEADROOM. The page cache beyond that is what the kernel reclaims
+their mapped files (code, jars) + their writes on the way to the drive (dirty, under writeback) + the budget + HEADROOM. The page cache beyond that is what the kernel reclaims
 (without swap a heap cannot go): a fixed limit that a second JVM's heap met made a study thrash for minutes
 (issue 33), a following one cannot.
 
@@ -46,6 +46,24 @@ def _stat(group: Path) -> dict[str, int]:
         k, _, v = line.partition(" ")
         out[k] = int(v)
     return out
+
+
+def clean_cache(st: dict[str, int]) -> int:
+    """The page cache the budget bounds: clean file pages that no process maps, what a job could read back from
+    memory (the shuffle, the data); dirty pages and pages under writeback are writes on their way to the drive."""
+    return max(0, st["total_cache"] - st["total_mapped_file"] - st["total_dirty"] - st["total_writeback"])
+
+
+def limit_for(st: dict[str, int], budget: int) -> int:
+    """The group's limit: its anonymous and mapped memory, its writes on their way to the drive, the budget and the
+    room. Writes are outside the budget as on the target, where a full node's writeback keeps its drives busy with
+    large requests; counted in it (until 2026-11-27), a TeraGen's writers met the limit, the kernel's reclaim wrote
+    their pages back in requests of about 220 KiB where 450 KiB went out without it, the emulated HDD's IOPS limit
+    held it below its MB/s and it idled between reclaims: an all-HDD TeraGen of the quickstart's (core_speed 0.33) took 8.0-9.4 s of
+    work instead of 6.0-6.5 s (the drive's MB/s alone), and its TeraSort 14.9-16.4 s instead of 11.6-13.3 s. A
+    write synced turns clean and falls under the budget at the next poll: TeraSort still reads its input and its
+    shuffle from the drive (608-678 MiB read for 128 MiB of input)."""
+    return st["total_rss"] + st["total_mapped_file"] + st["total_dirty"] + st["total_writeback"] + budget + HEADROOM
 
 
 class MemoryBudget:
@@ -116,16 +134,12 @@ class MemoryBudget:
                 continue  # the group is going away, or the kernel is busy: the next poll tries again
 
     def _set_limit(self) -> None:
-        """The limit set to the processes' anonymous and mapped memory + the budget + HEADROOM: the kernel reclaims
-        page cache beyond it, never a heap; a process that meets it waits for the next poll (no OOM kill)."""
+        """The limit set to what the processes hold that is not page cache to bound, + the budget + HEADROOM: the
+        kernel reclaims clean page cache beyond it, never a heap; a process that meets it waits for the next poll."""
         st = _stat(self.group)
-        # the page cache the budget bounds: clean file pages that no process maps, what a job could read back from
-        # memory (the shuffle, the data); dirty pages are writes on their way to the drive (durable: synced per 8 MB)
-        cache = max(0, st["total_cache"] - st["total_mapped_file"] - st["total_dirty"] - st["total_writeback"])
         with self._lock:
-            self._samples.append(cache)
-        limit = st["total_rss"] + st["total_mapped_file"] + self.budget + HEADROOM
-        (self.group / "memory.limit_in_bytes").write_text(f"{limit}\n")
+            self._samples.append(clean_cache(st))
+        (self.group / "memory.limit_in_bytes").write_text(f"{limit_for(st, self.budget)}\n")
 
     def _release(self) -> None:
         """Processes still in the group back to the group each came from (the root group for those born in it, or
