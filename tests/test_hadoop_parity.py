@@ -16,8 +16,10 @@ ROWS = 100_003  # not a multiple of the task count
 
 def hadoop(tmp: Path, main: str, *args: str) -> str:
     """Run one of Hadoop's own tools in local mode; return its log."""
-    cmd = [java_bin(), "-cp", classpath(), main, "-D", "mapreduce.framework.name=local", "-D", "fs.defaultFS=file:///",
-           "-D", f"hadoop.tmp.dir={tmp / 'hadoop-tmp'}", *args]
+    # (its temporary files in the test's dir, not in /tmp: conftest.py's _no_jvm_litter)
+    cmd = [java_bin(), f"-Djava.io.tmpdir={tmp}", "-cp", classpath(), main, "-D", "mapreduce.framework.name=local",
+           "-D", "fs.defaultFS=file:///", "-D", f"hadoop.tmp.dir={tmp / 'hadoop-tmp'}",
+           "-D", f"mapreduce.jobtracker.staging.root.dir=file://{tmp / 'staging'}", *args]
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr[-3000:]
     return out.stderr + out.stdout

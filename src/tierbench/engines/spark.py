@@ -71,8 +71,10 @@ def jvm_tmp_conf(conf: dict, jvm_tmp: Path, executors_here: bool) -> dict:
     """The application's JVMs' temporary files in `jvm_tmp` (tierbench's, deleted with the study), not in /tmp,
     where they would outlive it: the native libraries lz4-java and snappy unpack at every start, S3A's upload
     buffers and MapReduce's local files under hadoop.tmp.dir (/tmp/hadoop-<user> by default). The driver always
-    runs here; the executors only in local mode (the driver's JVM) or on the embedded standalone cluster's Workers:
-    a path of this machine would mean nothing on another cluster's nodes. A java.io.tmpdir the spec gives wins."""
+    runs here; the executors' settings only in local mode (the driver's JVM): a path of this machine means nothing
+    on another cluster's nodes, and the embedded standalone cluster's executors keep /tmp (their node agents'
+    per-host lock lives in java.io.tmpdir: given the study's dir, the agents stopped answering, 2026-11-27). A
+    java.io.tmpdir the spec gives wins."""
     opt = f"-Djava.io.tmpdir={jvm_tmp}"
     out = {}
     keys = ("spark.driver.extraJavaOptions", "spark.executor.extraJavaOptions") if executors_here else (
@@ -309,7 +311,7 @@ class SparkEngine(Engine):
         conf.update(node_agent_conf(self.spec.master, [*config.local_data, *local_dirs], self.sampling_interval_s))
         jvm_tmp = local_dirs[0].parent.parent / JVM_TMP  # (<root>/<variant>/intermediate/dir0: layout.py)
         jvm_tmp.mkdir(parents=True, exist_ok=True)
-        conf.update(jvm_tmp_conf(conf, jvm_tmp, self.spec.master.startswith("local") or cluster is not None))
+        conf.update(jvm_tmp_conf(conf, jvm_tmp, self.spec.master.startswith("local")))
         try:
             env = engine_env(self.spec)
             env.pop("SPARK_LOCAL_DIRS", None)  # Spark would take it over spark.local.dir
