@@ -207,7 +207,7 @@ def test_k8s_master_mounts_each_intermediate_dir_as_a_spark_local_dir_volume(tmp
 
 
 def test_the_spark_jvms_temporary_files_go_to_tierbenchs_dir_where_the_jvms_run_here(tmp_path):
-    from tierbench.engines.spark import jvm_tmp_conf
+    from tierbench.engines.spark_tmp import jvm_tmp_conf
 
     here = jvm_tmp_conf({"spark.driver.extraJavaOptions": "-XX:+UseG1GC"}, tmp_path / "t", executors_here=True)
     assert here == {"spark.driver.extraJavaOptions": f"-XX:+UseG1GC -Djava.io.tmpdir={tmp_path / 't'}",
