@@ -52,7 +52,7 @@ def calibrated(spec: Spec, raw: dict, base_dir: Path, out_dir: Path, command_lin
           f"are sized ({REPEATS} runs in {folder})", file=sys.stderr, flush=True)
     cal_spec = calibration_spec(spec, raw, base_dir, folder, emulated)
     runner = StudyRunner(cal_spec, folder, command_line + ["(calibration)"], resume=resume,
-                         allow_mixed=allow_mixed, side_study=True)
+                         allow_mixed=allow_mixed, side_study=True, page_cache_budget=spec.scale["page_cache_bytes"])
     results = runner.run()
     times = [active_seconds(r) for r in results.load().runs if r.status == "ok" and r.label == job]
     if not times:
@@ -81,7 +81,7 @@ def calibration_spec(spec: Spec, raw: dict, base_dir: Path, folder: Path, emulat
     names = [w.get("name") for w in out["workloads"]]
     out["workloads"] = out["workloads"][:names.index(job) + 1]
     out.update(name=f"{spec.name[:52]}-calibration", repeats=REPEATS, durability="engine", drop_caches="auto",
-               free_page_reporting="as-is", sampling={"enabled": False},
+               free_page_reporting="as-is",
                description=f"{spec.name}'s calibration: {job} where the CPU sets the pace (study/calibration.py)")
     out["storage"] = {"calibration": {"description": "a plain directory of this machine's: no drive sets the pace",
                                       "data": [str(folder.resolve() / "storage")]}}

@@ -69,7 +69,8 @@ class FailureStreak:
 class StudyRunner:
     def __init__(self, spec: Spec, out_dir: Path, command_line: list[str], resume: bool = False,
                  allow_mixed: bool = False, engines: dict | None = None, unemulated: bool = False,
-                 on_step: Callable[[str, str], None] = no_step_watcher, side_study: bool = False):
+                 on_step: Callable[[str, str], None] = no_step_watcher, side_study: bool = False,
+                 page_cache_budget: int | None = None):
         self.spec = spec
         self.results = ResultsDir(out_dir)
         self.layout = StudyLayout(spec)
@@ -85,6 +86,8 @@ class StudyRunner:
         self.unemulated = unemulated  # run a spec's emulated devices as plain directories (asked for, and said so)
         self.on_step = on_step  # told (run key, step) as each step of each run begins (lifecycle.py's STEPS)
         self.side_study = side_study  # a study's calibration (calibration.py): its warnings and node check are the study's
+        # bytes of page cache the engines may hold: the scale model's, or a calibration's, run in its study's conditions
+        self.page_cache_budget = page_cache_budget or (spec.scale or {}).get("page_cache_bytes")
 
     # -- before anything runs -----------------------------------------------
     def prepare(self) -> list[dict]:
@@ -250,12 +253,12 @@ class StudyRunner:
     def _memory_budget(self):
         """A scale model's page cache budget on the engines' processes while the study runs (memory_budget.py);
         study.json says whether it was enforced."""
-        if not self.spec.scale:
+        if not self.page_cache_budget:
             yield None
             return
         from .memory_budget import MemoryBudget, can_budget
 
-        budget, why = self.spec.scale["page_cache_bytes"], can_budget()
+        budget, why = self.page_cache_budget, can_budget()
         if why:
             print(f"tierbench: warning: {why}: the scale model's page cache is not bounded", file=sys.stderr, flush=True)
             self.results.update_study(memory_budget={"bytes": budget, "enforced": False, "why": why})
