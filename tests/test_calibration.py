@@ -101,6 +101,27 @@ def test_the_calibration_runs_the_models_job_in_memory_on_one_plain_directory(tm
     assert cal.engines[0].conf == spec.engines[0].conf  # and its task memory and concurrency
     assert cal.engines[0].java_options == spec.engines[0].java_options  # and its JIT: the rate is the runs'
     assert cal.drop_caches == "auto"  # TeraGen's writeback synced before the TeraSort measured, where it can be
+    assert cal.sampling and cal.sampling_interval_s == spec.sampling_interval_s  # sampled as the study's runs are
+
+
+def test_the_calibration_runs_under_the_studys_page_cache_budget(tmp_path, monkeypatch):
+    """The study's runs took 13-28% longer than a calibration without its budget and sampling (docs/scale-model.md):
+    the calibration's runner holds the engines to the model's page cache budget, though its spec has no scale model."""
+    from tierbench.study import calibration, runner
+
+    seen = {}
+
+    def run(self):  # (stops the calibration where it would start its runs: what is checked is what it runs under)
+        seen.update(budget=self.page_cache_budget, scale=self.spec.scale)
+        raise RuntimeError("stopped here")
+
+    monkeypatch.setattr(runner.StudyRunner, "run", run)
+    raw = tomllib.loads(QUICK)
+    spec = parse_spec(raw, source="scaled.toml")
+    with pytest.raises(RuntimeError, match="stopped here"):
+        calibration.calibrated(spec, raw, tmp_path, tmp_path / "r", ["tierbench"], resume=False)
+    assert seen["scale"] is None and seen["budget"] == spec.scale["page_cache_bytes"] > 0
+    assert runner.StudyRunner(spec, tmp_path / "s", ["tierbench"]).page_cache_budget == spec.scale["page_cache_bytes"]
 
 
 def test_where_the_study_emulates_the_calibration_runs_on_the_models_io_path_without_its_limits(tmp_path):

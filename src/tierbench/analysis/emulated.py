@@ -4,7 +4,8 @@ An emulated device is a loop device that the blkio throttle holds to its profile
 (storage/emulation.py). Its requests wait in the throttle, not in the device, so its utilisation (io_ms) stays
 low however hard the job presses it: a run writing at the throttle's pace showed loop0 1% busy. Its busy-ness is
 judged against the limits instead: each sample interval's read and write MB/s and IOPS on the device as fractions
-of the limits the throttle applied, the highest of them the interval's load. A job that reads its input and then
+of the limits the throttle applied, the highest of them the interval's load (on a device whose reads and writes
+share its time while a study runs, storage/shared_time.py, the highest of each direction added up). A job that reads its input and then
 writes its output, each at the throttle's pace, is at the limit throughout although neither direction is on
 average; hence per interval, not per run.
 """
@@ -29,6 +30,7 @@ class EmulatedDevice:
     profile: str  # the profile's name ("hdd", "sata-ssd", ...)
     limits: dict  # what the throttle applied: read_mb_s, write_mb_s (tierbench's MB), read_iops, write_iops
     measured: dict | None  # its fio check when it was made: read_mb_s, write_mb_s
+    shared: bool = False  # its reads and writes shared one drive's time (storage/shared_time.py): their loads add up
 
 
 def emulated_devices(emulated: dict | None) -> dict[str, EmulatedDevice]:
@@ -37,7 +39,8 @@ def emulated_devices(emulated: dict | None) -> dict[str, EmulatedDevice]:
     out = {}
     for dev, entry in (emulated or {}).items():
         try:
-            out[dev] = EmulatedDevice(dev, entry["profile"]["name"], stored_limits(entry), entry.get("measured"))
+            out[dev] = EmulatedDevice(dev, entry["profile"]["name"], stored_limits(entry), entry.get("measured"),
+                                      bool(entry.get("time_shared")))
         except (KeyError, TypeError):
             continue
     return out
@@ -78,14 +81,28 @@ def throttle_load(samples: dict, labels: list[str], dev: EmulatedDevice, phase: 
         if labels[i] == WRITEBACK or (phase is not None and labels[i] != phase):
             continue
         fractions = {k: cols[col][i] / unit / seconds / dev.limits[k] for k, (col, unit) in limits.items()}
-        kind = max(fractions, key=fractions.get)
         total += seconds
-        weighted += fractions[kind] * seconds
-        by_kind[kind] = by_kind.get(kind, 0.0) + fractions[kind] * seconds
+        for kind in _holding(fractions, dev.shared):
+            weighted += fractions[kind] * seconds
+            by_kind[kind] = by_kind.get(kind, 0.0) + fractions[kind] * seconds
     if total == 0:
         return None
     kinds = tuple(k for k in sorted(by_kind, key=by_kind.get, reverse=True) if by_kind[k] > 0 and by_kind[k] >= MINOR * weighted)
     return Load(dev, weighted / total, kinds)
+
+
+def _holding(fractions: dict[str, float], shared: bool) -> list[str]:
+    """The limits whose fractions make an interval's load: the highest of them; on a time-shared device the
+    highest of each direction, added up (a second of reads at half its rate and writes at half theirs is a drive's
+    whole second)."""
+    if not shared:
+        return [max(fractions, key=fractions.get)]
+    out = []
+    for direction in ("read", "write"):
+        mine = {k: v for k, v in fractions.items() if k.startswith(direction)}
+        if mine:
+            out.append(max(mine, key=mine.get))
+    return out
 
 
 def phase_loads(samples: dict, labels: list[str], devices: dict[str, EmulatedDevice]) -> dict[tuple[str, str], Load]:

@@ -186,11 +186,20 @@ def stored_limits(entry: dict) -> dict[str, float]:
 
 def _throttle(major_minor: str, p: Profile | None) -> None:
     """Write (or, with p=None, clear) the root group's limits for one device."""
-    applied = throttle_limits(p) if p else {}
-    limits = {"read_bps_device": applied.get("read_mb_s", 0) * MB, "write_bps_device": applied.get("write_mb_s", 0) * MB,
-              "read_iops_device": applied.get("read_iops", 0), "write_iops_device": applied.get("write_iops", 0)}
+    set_limits(major_minor, throttle_limits(p) if p else {})
+
+
+def set_limits(major_minor: str, applied: dict) -> None:
+    """The root group's limits for one device (as throttle_limits gives them; a missing or 0 one: none). A limit
+    below one unit is written as one: 0 would lift it (storage/shared_time.py lowers them while a study runs)."""
+    def at_least_one(key: str, unit: float) -> int:
+        value = applied.get(key, 0) * unit
+        return max(1, int(value)) if value > 0 else 0
+
+    limits = {"read_bps_device": at_least_one("read_mb_s", MB), "write_bps_device": at_least_one("write_mb_s", MB),
+              "read_iops_device": at_least_one("read_iops", 1), "write_iops_device": at_least_one("write_iops", 1)}
     for key, value in limits.items():
-        (BLKIO / f"blkio.throttle.{key}").write_text(f"{major_minor} {int(value)}\n")
+        (BLKIO / f"blkio.throttle.{key}").write_text(f"{major_minor} {value}\n")
 
 
 def up(name: str, profile: str, size_bytes: int, custom: Profile | None = None, on_phase=print,

@@ -3,8 +3,10 @@ emulated drives are sized (core_speed = the target's rate per thread / this mach
 
 The calibration is a small study of its own, in the results folder's `calibration/` subfolder: the study's engine
 (its first, where it has several) runs the study's workloads up to the calibrated job (TeraGen, then TeraSort) at
-the model's sizes, task settings and JVM options, REPEATS times, with no page cache budget and no drive's limits, so
-that only the CPU sets the pace. Where the study emulates its drives, on the model's own IO path without its limits:
+the model's sizes, task settings and JVM options, REPEATS times, with no drive's limits, so that only the CPU sets
+the pace, and otherwise in the study's own conditions: under its page cache budget and sampled as its runs are
+(without them, the model's runs took 13-28% longer than the calibration's on a device with no limits either:
+docs/scale-model.md). Where the study emulates its drives, on the model's own IO path without its limits:
 an emulated device in memory, throttled only above what memory takes (storage/backing.py), durable writes -- the
 loop device's copies and the syncs are CPU work the model's runs do too (measured on the quickstart, fresh clones:
 on a plain directory with the engine's own writes, 16.1 MB/s per core, and the model's all-SSD TeraSort then took
@@ -67,9 +69,9 @@ def calibrated(spec: Spec, raw: dict, base_dir: Path, out_dir: Path, command_lin
 
 
 def calibration_spec(spec: Spec, raw: dict, base_dir: Path, folder: Path, emulated: bool = False) -> Spec:
-    """The calibration's own study: the model's workloads up to the calibrated job, no scale model (no budget, no
-    drive's limits), on a memory-backed device with durable writes where the study emulates its drives, else on a
-    plain directory with the engine's own writes."""
+    """The calibration's own study: the model's workloads up to the calibrated job, no scale model (no drive's
+    limits; its runner holds the model's page cache budget), on a memory-backed device with durable writes where
+    the study emulates its drives, else on a plain directory with the engine's own writes."""
     model = parse_scale(spec.source, raw, base_dir)
     job = model.calibration["job"]
     out = apply_scale(spec.source, raw, model)  # the model's sizes, tasks and engine settings

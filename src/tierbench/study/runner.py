@@ -176,7 +176,9 @@ class StudyRunner:
             emulation.check_can_emulate()
             emulation.enter_group()
             # with the limits the throttle applied (its IOPS may exceed the profile's): the report judges the runs by them
-            self.emulated = {Path(d.loop).name: {**d.to_dict(), "limits": emulation.throttle_limits(d.profile)} for d in used}
+            # (reads and writes share each device's time while the runs go: storage/shared_time.py)
+            self.emulated = {Path(d.loop).name: {**d.to_dict(), "limits": emulation.throttle_limits(d.profile),
+                                                 "time_shared": True} for d in used}
 
     def _storage_map(self) -> dict:
         roles: dict[str, list[str]] = {"data": [], "intermediate": []}
@@ -246,8 +248,15 @@ class StudyRunner:
 
     def _run(self, console) -> ResultsDir:
         records = self.prepare()  # (every check that can refuse the study first: the memory touch takes a while)
-        with self._host_memory(), self._memory_budget() as budget:
+        with self._host_memory(), self._memory_budget() as budget, self._shared_time():
             return self._run_plan(records, console, budget)
+
+    def _shared_time(self):
+        """The emulated devices' reads and writes held to one drive's time together while the runs go."""
+        from ..storage.emulation import set_limits
+        from ..storage.shared_time import SharedTime
+
+        return SharedTime({loop: (e["major_minor"], e["limits"]) for loop, e in self.emulated.items()}, set_limits)
 
     @contextlib.contextmanager
     def _memory_budget(self):

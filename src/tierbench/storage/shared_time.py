@@ -1,0 +1,117 @@
+"""An emulated drive's reads and writes share one drive's time, as a real drive's head (an HDD) or its channels do.
+
+The throttle (emulation.py) holds a device's reads and its writes to budgets of their own: a device of R MB/s read
+and W MB/s write moved R of reads and W of writes in the same second, where a drive that reads for half a second
+writes for the other half at most. Measured on the quickstart's all-HDD TeraSort (a fresh clone of 968b681), whose
+map outputs, merges, input and output all lie on the one device: read/R + write/W of each second reached 1.3-1.9
+for 8 s of its 17, a drive and a half. A job whose phases read and write on separate devices (the hybrid) gained
+nothing of it, so the all-HDD configuration ran too fast beside the others. The what-if model charges a drive pool
+the time of its reads plus its writes (model/predict.py `phase_times`); the emulated drive now does too.
+
+While a study runs, a thread follows each of its emulated devices' counters (/sys/block/loopN/stat) every TICK_S,
+works out the share of the drive's time each direction took (its bytes over its MB/s or its requests over its IOPS,
+smoothed over ticks) and sets each direction's limits to the share it may take next (`Shares.step`): a direction
+alone has the whole drive; one that presses beside another that does not has what the other leaves; two that both
+press split the drive's time, moving toward halves (a fair scheduler's split), so that their shares add up to one.
+A share never falls under FLOOR (0 would lift the limit: blkio's "no limit"). A limit is rewritten only when it
+moves by more than REWRITE (each write starts the throttle's time slice anew). The devices' full limits are set when
+the study starts (a study killed in mid-run leaves a share behind) and again when it ends.
+"""
+
+import threading
+import time
+from pathlib import Path
+
+TICK_S = 0.1          # blk-throttle's own time slice is 100 ms
+SMOOTHING = 0.3       # weight of the last tick in the drive's time taken (a tick holds few requests)
+DAMPING = 0.5         # how far one tick moves the share toward what would fill the drive's time
+OVER = 1.1            # a drive's time taken (smoothed) up to this is one drive's, give or take a request
+FLOOR = 0.2           # the least share of its limits a direction keeps (a drive never takes five times longer)
+REWRITE = 0.1         # a limit that moves by less (relative) is left as written
+SECTOR = 512          # /sys/block/*/stat counts 512-byte sectors
+MiB = 1 << 20         # the limits' MB (tierbench's, as the throttle is given them)
+
+
+def time_used(limits: dict, read_bytes: float, read_ios: float, write_bytes: float, write_ios: float,
+              seconds: float) -> tuple[float, float]:
+    """The shares of the drive's time the reads and the writes took over `seconds`: each its bytes over its MB/s
+    or its requests over its IOPS, whichever is more (the limit that held it)."""
+    read = max(read_bytes / MiB / limits["read_mb_s"], read_ios / limits["read_iops"]) / seconds
+    write = max(write_bytes / MiB / limits["write_mb_s"], write_ios / limits["write_iops"]) / seconds
+    return read, write
+
+
+class Shares:
+    """The share of its full limits a drive's reads and writes may take next tick (one for both: each direction
+    f of its own rate, so that two pressing directions take equal shares of the drive's time), from the drive's
+    time they took (`step`)."""
+
+    def __init__(self):
+        self.share = 1.0
+        self.busy = 0.0  # smoothed: the drive's time the reads and writes took, together (1: all of it)
+
+    def step(self, read: float, write: float) -> float:
+        self.busy = SMOOTHING * (read + write) + (1 - SMOOTHING) * self.busy
+        if self.busy > OVER or (self.busy < 1.0 and self.share < 1.0):  # over its time: less each; under it: more
+            self.share *= (1.0 / max(self.busy, 0.5)) ** DAMPING
+        self.share = min(1.0, max(FLOOR, self.share))
+        return self.share
+
+
+def shared_limits(limits: dict, share: float) -> dict:
+    """A device's limits with reads and writes each held to `share` of its full rate."""
+    return {k: v * share for k, v in limits.items() if k in ("read_mb_s", "write_mb_s", "read_iops", "write_iops")}
+
+
+def moved_enough(old: dict, new: dict) -> bool:
+    return any(abs(new[k] - old[k]) > REWRITE * old[k] for k in new)
+
+
+def _counters(loop: str) -> tuple[int, int, int, int]:
+    """(read bytes, read requests, written bytes, write requests) of a block device since it was attached."""
+    f = Path(f"/sys/block/{loop}/stat").read_text().split()
+    return int(f[2]) * SECTOR, int(f[0]), int(f[6]) * SECTOR, int(f[4])
+
+
+class SharedTime:
+    """The study's emulated devices (loop name -> (major:minor, full limits)) time-shared while it is entered."""
+
+    def __init__(self, devices: dict[str, tuple[str, dict]], apply_limits):
+        self.devices = devices
+        self.apply = apply_limits  # (major_minor, limits) -> None: emulation.set_limits
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def __enter__(self) -> "SharedTime":
+        for major_minor, full in self.devices.values():
+            self.apply(major_minor, full)
+        if self.devices:
+            self._thread = threading.Thread(target=self._follow, name="tierbench-shared-time", daemon=True)
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        if self._thread:
+            self._thread.join(timeout=5)
+        for major_minor, full in self.devices.values():
+            self.apply(major_minor, full)
+
+    def _follow(self) -> None:
+        state = {loop: {"last": _counters(loop), "at": time.monotonic(), "shares": Shares(), "applied": dict(full)}
+                 for loop, (_, full) in self.devices.items()}
+        while not self._stop.wait(TICK_S):
+            for loop, (major_minor, full) in self.devices.items():
+                try:
+                    self._tick(loop, major_minor, full, state[loop])
+                except OSError:  # a device detached under us (the study ends): its limits go with it
+                    continue
+
+    def _tick(self, loop: str, major_minor: str, full: dict, st: dict) -> None:
+        now, at = _counters(loop), time.monotonic()
+        delta = [b - a for a, b in zip(st["last"], now)]
+        seconds, st["last"], st["at"] = max(at - st["at"], 1e-3), now, at
+        new = shared_limits(full, st["shares"].step(*time_used(full, *delta, seconds=seconds)))
+        if moved_enough(st["applied"], new):
+            self.apply(major_minor, new)
+            st["applied"] = new
