@@ -160,6 +160,14 @@ def test_reading_then_writing_each_at_the_throttle_is_at_the_limit_throughout():
         "loop7 at its emulated hdd limit (96% of 30 MB/s read or 20 MB/s write)"
 
 
+def test_reading_and_writing_at_once_on_a_time_shared_device_adds_the_two_loads():
+    # each second half the read limit and half the write limit: one drive's whole time where they share it
+    rec = _record(_samples(read_mb=(15,) * 4, write_mb=(10,) * 4))
+    assert observe(rec, SMAP, None, cores=2, emulated=_emulated()).character.startswith("mixed")  # (50%: separate budgets)
+    assert observe(rec, SMAP, None, cores=2, emulated=_emulated(time_shared=True)).character == \
+        "loop7 at its emulated hdd limit (100% of 30 MB/s read or 20 MB/s write)"
+
+
 @pytest.mark.parametrize("entry, probe, ceiling, source", [
     ({"measured": {"read_mb_s": 29.0, "write_mb_s": 19.5}}, None, 19.5, ": fio check of the emulated hdd"),
     ({}, None, 20.0, ": the emulated hdd's throttle (no fio check stored)"),

@@ -147,6 +147,42 @@ def test_the_kernels_writeback_meets_the_emulated_devices_pace(tmp_path):
         emulation.down(name)
 
 
+@pytest.mark.e2e
+def test_reads_and_writes_at_once_share_the_emulated_drives_time(tmp_path):
+    """A reader and a writer pressing one device at once (fio, direct IO): the throttle alone gives each its full
+    rate, a drive and a half or two; a study's devices (SharedTime) give them one drive's time together, in halves."""
+    import subprocess
+
+    from tierbench.storage.shared_time import SharedTime
+
+    _can_emulate()
+    name = f"test-st-{os.getpid()}"
+    dev = emulation.up(name, "custom", 1 << 30, custom=emulation.Profile("custom", 60, 30, 120, 120, "test"),
+                       on_phase=lambda _: None)
+    try:
+        full = emulation.throttle_limits(dev.profile)
+        both = [f"--directory={dev.mount}", "--size=256M", "--bs=1M", "--direct=1", "--ioengine=libaio", "--iodepth=4",
+                "--time_based", "--runtime=6", "--output-format=json"]
+        subprocess.run(["fio", "--name=prep", "--rw=write", *both[:-3], "--filename=r"], check=True, capture_output=True)
+
+        def read_and_write() -> tuple[float, float]:
+            out = subprocess.run(["sh", "-c", f'echo $$ > {emulation.BLKIO}/cgroup.procs && exec fio "$@"', "sh", *both,
+                                  "--name=r", "--rw=read", "--filename=r", "--name=w", "--rw=write", "--filename=w"],
+                                 check=True, capture_output=True, text=True)
+            jobs = json.loads(out.stdout)["jobs"]
+            return jobs[0]["read"]["bw"] / 1024 / full["read_mb_s"], jobs[1]["write"]["bw"] / 1024 / full["write_mb_s"]
+
+        alone = read_and_write()
+        with SharedTime({Path(dev.loop).name: (dev.major_minor, full)}, emulation.set_limits):
+            shared = read_and_write()
+        assert sum(alone) >= 1.6, alone  # (what the throttle alone gives: each direction its own budget)
+        assert 0.85 <= sum(shared) <= 1.15 and abs(shared[0] - shared[1]) <= 0.15, shared
+        assert f"{dev.major_minor} {int(full['read_mb_s'] * (1 << 20))}" in \
+            (emulation.BLKIO / "blkio.throttle.read_bps_device").read_text()  # full again once the study is done
+    finally:
+        emulation.down(name)
+
+
 SANDISK_SHAPE = """
 name = "{name}"
 repeats = 3
@@ -185,6 +221,7 @@ def test_the_hybrid_beats_all_hdd_on_terasort_and_not_on_teragen(tmp_path):
     assert c["terasort"].ratio < c["teragen"].ratio, (c["terasort"], c["teragen"])
     study = json.loads((tmp_path / "r" / "study.json").read_text())
     assert {e["profile"]["name"] for e in study["emulated"].values()} == {"hdd", "sata-ssd"}
+    assert all(e["time_shared"] for e in study["emulated"].values())  # (the report adds their reads' and writes' loads)
     assert not any(emulation.device(f"{name}-{c}-{r}") for c in ("hdd", "hybrid") for r in ("data", "intermediate"))
 
 

@@ -95,13 +95,21 @@ class SharedTime:
         if self._thread:
             self._thread.join(timeout=5)
         for major_minor, full in self.devices.values():
-            self.apply(major_minor, full)
+            try:
+                self.apply(major_minor, full)
+            except OSError:  # a device taken down with the study: its limits went with it
+                continue
 
     def _follow(self) -> None:
-        state = {loop: {"last": _counters(loop), "at": time.monotonic(), "shares": Shares(), "applied": dict(full)}
-                 for loop, (_, full) in self.devices.items()}
-        while not self._stop.wait(TICK_S):
-            for loop, (major_minor, full) in self.devices.items():
+        state = {}
+        for loop, (_, full) in self.devices.items():
+            try:
+                state[loop] = {"last": _counters(loop), "at": time.monotonic(), "shares": Shares(), "applied": dict(full)}
+            except OSError:  # (not a block device of this machine: nothing to share)
+                continue
+        while state and not self._stop.wait(TICK_S):
+            for loop in state:
+                major_minor, full = self.devices[loop]
                 try:
                     self._tick(loop, major_minor, full, state[loop])
                 except OSError:  # a device detached under us (the study ends): its limits go with it
