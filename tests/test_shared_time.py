@@ -45,6 +45,14 @@ def test_a_direction_alone_has_the_whole_drive():
     assert _run(0.0, 1.0) == pytest.approx((0.0, 1.0))
 
 
+def test_a_direction_alone_keeps_the_whole_drive_through_its_bursts():
+    """Writeback comes in bursts (a second's writes in one tick, then none): measured, a durable TestDFSIO write
+    alone lost 17% of its rate where bursts counted as the drive overbooked. A sliver of reads beside it (a few
+    metadata reads) leaves it alone too."""
+    shares = Shares()
+    assert all(shares.step(0.01, 2.0 if i % 2 else 0.0) == 1.0 for i in range(100))
+
+
 def test_the_share_never_falls_under_its_floor():
     shares = Shares()
     assert min(shares.step(5.0, 5.0) for _ in range(50)) == pytest.approx(FLOOR)

@@ -23,7 +23,8 @@ import time
 from pathlib import Path
 
 TICK_S = 0.1          # blk-throttle's own time slice is 100 ms
-SMOOTHING = 0.3       # weight of the last tick in the drive's time taken (a tick holds few requests)
+SMOOTHING = 0.2       # weight of the last tick in the drive's time taken (a tick holds few requests)
+ALONE = 0.05          # a direction taking less of the drive's time than this leaves the other alone
 DAMPING = 0.5         # how far one tick moves the share toward what would fill the drive's time
 OVER = 1.1            # a drive's time taken (smoothed) up to this is one drive's, give or take a request
 FLOOR = 0.2           # the least share of its limits a direction keeps (a drive never takes five times longer)
@@ -48,12 +49,15 @@ class Shares:
 
     def __init__(self):
         self.share = 1.0
-        self.busy = 0.0  # smoothed: the drive's time the reads and writes took, together (1: all of it)
+        self.used = (0.0, 0.0)  # smoothed: the drive's time the reads and the writes took (1: all of it)
 
     def step(self, read: float, write: float) -> float:
-        self.busy = SMOOTHING * (read + write) + (1 - SMOOTHING) * self.busy
-        if self.busy > OVER or (self.busy < 1.0 and self.share < 1.0):  # over its time: less each; under it: more
-            self.share *= (1.0 / max(self.busy, 0.5)) ** DAMPING
+        self.used = tuple(SMOOTHING * now + (1 - SMOOTHING) * before for now, before in zip((read, write), self.used))
+        busy = sum(self.used)
+        if min(self.used) < ALONE:  # one direction alone: nothing to share (its writeback's bursts are not a second)
+            self.share = 1.0
+        elif busy > OVER or (busy < 1.0 and self.share < 1.0):  # over its time: less each; under it: more
+            self.share *= (1.0 / max(busy, 0.5)) ** DAMPING
         self.share = min(1.0, max(FLOOR, self.share))
         return self.share
 
