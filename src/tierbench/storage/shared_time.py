@@ -18,9 +18,10 @@ moves by more than REWRITE (each write starts the throttle's time slice anew). T
 the study starts (a study killed in mid-run leaves a share behind) and again when it ends.
 """
 
-import threading
 import time
 from pathlib import Path
+
+from ..following import Following
 
 TICK_S = 0.1          # blk-throttle's own time slice is 100 ms
 SMOOTHING = 0.2       # weight of the last tick in the drive's time taken (a tick holds few requests)
@@ -77,27 +78,24 @@ def _counters(loop: str) -> tuple[int, int, int, int]:
     return int(f[2]) * SECTOR, int(f[0]), int(f[6]) * SECTOR, int(f[4])
 
 
-class SharedTime:
+class SharedTime(Following):
     """The study's emulated devices (loop name -> (major:minor, full limits)) time-shared while it is entered."""
+    THREAD = "tierbench-shared-time"
 
     def __init__(self, devices: dict[str, tuple[str, dict]], apply_limits):
+        super().__init__()
         self.devices = devices
         self.apply = apply_limits  # (major_minor, limits) -> None: emulation.set_limits
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
 
     def __enter__(self) -> "SharedTime":
         for major_minor, full in self.devices.values():
             self.apply(major_minor, full)
         if self.devices:
-            self._thread = threading.Thread(target=self._follow, name="tierbench-shared-time", daemon=True)
-            self._thread.start()
+            self._start_following()
         return self
 
     def __exit__(self, *exc) -> None:
-        self._stop.set()
-        if self._thread:
-            self._thread.join(timeout=5)
+        self._stop_following()
         for major_minor, full in self.devices.values():
             try:
                 self.apply(major_minor, full)

@@ -20,6 +20,7 @@ import threading
 from pathlib import Path
 
 from ..errors import UserError
+from ..following import Following
 
 MEMORY = Path("/sys/fs/cgroup/memory")
 POLL_S = 0.05
@@ -66,14 +67,14 @@ def limit_for(st: dict[str, int], budget: int) -> int:
     return st["total_rss"] + st["total_mapped_file"] + st["total_dirty"] + st["total_writeback"] + budget + HEADROOM
 
 
-class MemoryBudget:
+class MemoryBudget(Following):
     """A memory group whose page cache stays within `budget_bytes`; use as a context manager."""
+    THREAD = "tierbench-memory-budget"
 
     def __init__(self, study: str, budget_bytes: int):
+        super().__init__()
         self.budget = budget_bytes
         self.group = MEMORY / f"tierbench-{study}-{os.getpid()}"
-        self._stop = threading.Event()
-        self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
         self._samples: list[int] = []  # the page cache the group held, every poll of the current run
         self._not_covering: list[str] = []  # what of the current run's processes the group does not hold
@@ -87,14 +88,11 @@ class MemoryBudget:
         self.group.mkdir(exist_ok=False)  # a name of ours alone: refuse to adopt a group that exists
         # a process that meets the limit between two polls waits for the next one to raise it: never an OOM kill
         (self.group / "memory.oom_control").write_text("1\n")
-        self._thread = threading.Thread(target=self._follow, name="tierbench-memory-budget", daemon=True)
-        self._thread.start()
+        self._start_following()
         return self
 
     def __exit__(self, *exc) -> None:
-        self._stop.set()
-        if self._thread:
-            self._thread.join(timeout=5)
+        self._stop_following()
         self._release()
 
     def join(self, pid: int) -> None:
