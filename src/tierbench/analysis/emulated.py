@@ -5,9 +5,9 @@ An emulated device is a loop device that the blkio throttle holds to its profile
 low however hard the job presses it: a run writing at the throttle's pace showed loop0 1% busy. Its busy-ness is
 judged against the limits instead: each sample interval's read and write MB/s and IOPS on the device as fractions
 of the limits the throttle applied, the highest of them the interval's load (on a device whose reads and writes
-share its time while a study runs, storage/shared_time.py, the highest of each direction added up). A job that reads its input and then
-writes its output, each at the throttle's pace, is at the limit throughout although neither direction is on
-average; hence per interval, not per run.
+share its time while a study runs, storage/shared_time.py, the highest of each direction added up). A job that
+reads its input and then writes its output, each at the throttle's pace, is at the limit throughout although
+neither direction is on average; hence per interval, not per run.
 """
 
 from dataclasses import dataclass

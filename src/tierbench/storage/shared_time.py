@@ -10,12 +10,12 @@ the time of its reads plus its writes (model/predict.py `phase_times`); the emul
 
 While a study runs, a thread follows each of its emulated devices' counters (/sys/block/loopN/stat) every TICK_S,
 works out the share of the drive's time each direction took (its bytes over its MB/s or its requests over its IOPS,
-smoothed over ticks) and sets each direction's limits to the share it may take next (`Shares.step`): a direction
-alone has the whole drive; one that presses beside another that does not has what the other leaves; two that both
-press split the drive's time, moving toward halves (a fair scheduler's split), so that their shares add up to one.
-A share never falls under FLOOR (0 would lift the limit: blkio's "no limit"). A limit is rewritten only when it
-moves by more than REWRITE (each write starts the throttle's time slice anew). The devices' full limits are set when
-the study starts (a study killed in mid-run leaves a share behind) and again when it ends.
+smoothed over about half a second) and holds both directions to one share of their full limits (`Shares.step`):
+lowered while the two together take more than OVER of the drive's time, raised while they take less than all of
+it. A direction alone (the other under ALONE) keeps the whole drive; two that both press take equal shares of its
+time. A share never falls under FLOOR (0 would lift the limit: blkio's "no limit"). A limit is rewritten only when
+it moves by more than REWRITE (each write starts the throttle's time slice anew). The devices' full limits are set
+when the study starts (a study killed in mid-run leaves a share behind) and again when it ends.
 """
 
 import time
