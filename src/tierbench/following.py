@@ -3,9 +3,10 @@
 started as its context is entered, stopped and waited for as it is left."""
 
 import threading
+from abc import ABC, abstractmethod
 
 
-class Following:
+class Following(ABC):
     THREAD = "tierbench-following"  # the thread's name, as a subclass says what it follows
 
     def __init__(self):
@@ -21,5 +22,6 @@ class Following:
         if self._thread:
             self._thread.join(timeout=5)
 
+    @abstractmethod
     def _follow(self) -> None:
-        raise NotImplementedError
+        """The thread's loop: until `self._stop` is set, look and act every few tenths of a second."""
