@@ -102,12 +102,15 @@ name = "teragen"
 
 
 def test_io_is_attributed_to_the_data_and_the_intermediate_device(two_loop_devices, tmp_path, tb):
+    # A sample interval goes whole to the phase that held most of it, so the job must last many intervals: with
+    # 38 MB and 0.25 s samples the sort's output took one or two samples, and CI once saw 11 of its MB land in a
+    # sample that was mostly the map phase's. 95 MB at 0.05 s: the output spans ~10 samples.
     (data_dev, data_mnt), (inter_dev, inter_mnt) = two_loop_devices
     spec = write_spec(tmp_path / "s.toml", f"""
 name = "loops"
 repeats = 1
 [sampling]
-interval_s = 0.25
+interval_s = 0.05
 [engine]
 master = "local[2]"
 driver_memory = "1g"
@@ -117,7 +120,7 @@ data = ["{data_mnt}"]
 intermediate = ["{inter_mnt}"]
 [[workloads]]
 name = "teragen"
-rows = 400_000
+rows = 1_000_000
 [[workloads]]
 name = "terasort"
 partitions = 2
@@ -132,7 +135,7 @@ partitions = 2
     w = {}
     for r in o.profile:
         w[(r["phase"], r["device"])] = w.get((r["phase"], r["device"]), 0) + r["write_mb"]
-    mb = 400_000 * 100 / 2**20  # 38 MB of rows
+    mb = 1_000_000 * 100 / 2**20  # 95 MB of rows
     # the map phase writes the shuffle to the intermediate device, not to the data device
     assert w.get(("map", inter_dev), 0) > 0.5 * mb, w
     assert w.get(("map", data_dev), 0) < 0.2 * mb, w
