@@ -8,6 +8,7 @@ as -D options; S3 credentials come from the environment, never from here.
 """
 
 import subprocess
+import tempfile
 
 from .. import processes
 from ..errors import UserError
@@ -44,11 +45,15 @@ class HadoopFs:
         from ..toolchain import java_bin, pyspark_home
 
         cp = [str(_conf_dir()), str(pyspark_home() / "jars" / "*"), *self.connector.jars()]
-        opts = []
-        for k, v in self.settings.items():
-            opts += ["-D", f"{k}={v}"]
-        cmd = [java_bin(), "-Xmx256m", "-cp", ":".join(cp), "org.apache.hadoop.fs.FsShell", *opts, *args]
-        return processes.run(cmd, capture_output=True, text=True, timeout=300)  # (a JVM: ended whole on an interrupt)
+        # its temporary files (S3A's upload buffers under hadoop.tmp.dir, /tmp/hadoop-<user> by default: a -touchz
+        # left /tmp/hadoop-root/s3a behind) in a directory of its own, deleted when it ends
+        with tempfile.TemporaryDirectory(prefix="tierbench-fsshell-") as tmp:
+            opts = []
+            for k, v in {"hadoop.tmp.dir": tmp, **self.settings}.items():
+                opts += ["-D", f"{k}={v}"]
+            cmd = [java_bin(), "-Xmx256m", f"-Djava.io.tmpdir={tmp}", "-cp", ":".join(cp), "org.apache.hadoop.fs.FsShell",
+                   *opts, *args]
+            return processes.run(cmd, capture_output=True, text=True, timeout=300)  # (a JVM: ended whole on an interrupt)
 
     @staticmethod
     def _said(out: subprocess.CompletedProcess) -> list[str]:
