@@ -21,7 +21,7 @@ os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
 # headless-browser run.
 # A test is e2e when it uses one of these fixtures, or says so with @pytest.mark.e2e; everything else is the
 # fast layer (`pytest -m "not e2e"`: no JVM, under 2 minutes).
-E2E_FIXTURES = {"spark", "run_job", "study", "hdfs", "hdfs_uri", "ceph", "yarn", "standalone", "tera", "two_loop_devices"}
+E2E_FIXTURES = {"spark", "run_job", "study", "hdfs", "hdfs_uri", "ceph", "yarn", "standalone", "tera", "two_loop_devices", "two_loop_devices_buffered"}
 
 
 def pytest_collection_modifyitems(config, items):
@@ -271,6 +271,19 @@ LOOP_SIZE_MB = 400
 
 @pytest.fixture
 def two_loop_devices(tmp_path):
+    """Two loop devices of LOOP_SIZE_MB, ext4, mounted `sync` (each write reaches the device when it is made, so the
+    sampler sees it in its phase): [(loop name, mount point)], tmp_path/"data" and tmp_path/"inter"."""
+    yield from _loop_devices(tmp_path, sync=True)
+
+
+@pytest.fixture
+def two_loop_devices_buffered(tmp_path):
+    """The same, mounted without `sync`: for tests of where bytes go, not when (a sync mount writes a TeraSort's
+    shuffle a few KB at a time: 88 s for 64 MB)."""
+    yield from _loop_devices(tmp_path, sync=False)
+
+
+def _loop_devices(tmp_path, sync: bool):
     if os.geteuid() != 0:
         pytest.skip("not root: this test attaches loop devices and mounts them, which only root may do (CI runs as root)")
     for tool in ("losetup", "mkfs.ext4", "mount"):
@@ -286,8 +299,7 @@ def two_loop_devices(tmp_path):
             subprocess.run(["mkfs.ext4", "-q", "-F", "-E", "lazy_itable_init=0,lazy_journal_init=0", loop], check=True, capture_output=True)
             mnt = tmp_path / name
             mnt.mkdir()
-            # sync: each write reaches the device when it is made, so the sampler sees it in its phase
-            subprocess.run(["mount", "-o", "sync", loop, str(mnt)], check=True)
+            subprocess.run(["mount", *(["-o", "sync"] if sync else []), loop, str(mnt)], check=True)
             made[-1] = (loop, mnt)
         yield [(Path(loop).name, mnt) for loop, mnt in made]
     finally:

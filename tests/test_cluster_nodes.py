@@ -14,8 +14,8 @@ pytestmark = pytest.mark.e2e
 
 
 @pytest.fixture
-def two_workers(tmp_path, two_loop_devices, tb):
-    (dev_a, mnt_a), (dev_b, mnt_b) = two_loop_devices
+def two_workers(tmp_path, two_loop_devices_buffered, tb):
+    (dev_a, mnt_a), (dev_b, mnt_b) = two_loop_devices_buffered
     svc = tmp_path / "svc"
     up = tb("services", "up", "spark", "--dir", svc, "--workers", "2", "--worker-dirs", mnt_a / "w", mnt_b / "w", timeout=300)
     assert up.returncode == 0, up.stderr[-3000:]
@@ -38,10 +38,10 @@ master = "{master}"
 driver_memory = "1g"
 executor_memory = "768m"
 [storage.shuffle-on-a]
-data = ["{tmp_path}/data"]
+data = ["{tmp_path}/plain-data"]  # (not the fixture's loop device "data")
 intermediate = ["{mnt_a}/tmp"]
 [storage.shuffle-on-b]
-data = ["{tmp_path}/data"]
+data = ["{tmp_path}/plain-data"]  # (not the fixture's loop device "data")
 intermediate = ["{mnt_b}/tmp"]
 {TERA_64MB}
 """)
