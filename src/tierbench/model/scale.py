@@ -50,6 +50,11 @@ MODEL_JAVA_OPTIONS = ("-XX:TieredStopAtLevel=1", "-XX:+UseParallelGC")
 # the block layer's largest request on these loop devices is 1,280 KiB). A fitted figure, measured in
 # docs/scale-model.md; an SSD loses about 1% at it.
 WRITE_SEEK_KIB = 1024
+# A wave of a target node's maps holds this many bytes per byte of their input while it runs: each map's spills,
+# then its merged output until the reducers have fetched it (MapReduce's reducers start when 5% of the maps are done,
+# mapreduce.job.reduce.slowstart.completedmaps, and fetch each map's output as it ends). The model holds up to this
+# many bytes per byte of its data (its whole data set is one wave).
+HOLD_FACTOR = 2
 
 
 @dataclass(frozen=True)
@@ -76,6 +81,9 @@ class ScaleModel:
     tasks: int                  # tasks at once (the target node's task slots)
     write_copies: float         # bytes a node's drives take per byte of output there (HDFS replication)
     page_cache_bytes: int       # the page cache budget of the engine's processes here
+    # a map's spills and output read back from memory (the hadoop engine: tierbench.io.HeldFiles), where a target
+    # node's page cache holds a wave of its maps' output (hold_rule)
+    hold_map_output: bool = False
     settings: tuple[Setting, ...] = field(default=())
     breaks: tuple[str, ...] = field(default=())
     calibration: dict | None = None  # core_speed from a measured rate (Calibration.to_dict()); None: given or 1
@@ -93,15 +101,18 @@ class ScaleModel:
 
     def hadoop_conf(self) -> dict:
         """The MapReduce settings that carry the derived task sizes and concurrency (LocalJobRunner: one JVM)."""
+        held = {"tierbench.local.hold": "true", "tierbench.local.hold.max.bytes": HOLD_FACTOR * self.data_bytes}
         return {"mapreduce.task.io.sort.mb": self.sort_buffer_mb,
                 "mapreduce.reduce.memory.totalbytes": self.reduce_shuffle_bytes,
                 "mapreduce.local.map.tasks.maximum": self.tasks,
-                "mapreduce.local.reduce.tasks.maximum": min(self.tasks, self.reducers)}
+                "mapreduce.local.reduce.tasks.maximum": min(self.tasks, self.reducers),
+                **(held if self.hold_map_output else {})}
 
     def to_dict(self) -> dict:
         d = asdict(self)
-        if d["calibration"] is None:  # (as recorded before calibration existed: the study's fingerprint holds)
-            del d["calibration"]
+        for key in ("calibration", "hold_map_output"):  # (as recorded before they existed: the fingerprint holds)
+            if not d[key]:
+                del d[key]
         return d
 
 
@@ -160,10 +171,17 @@ def derive(target: Hardware, target_size: int, data_bytes: int, here: Here, core
     cache = int(cache_t * data_bytes / per_node)
     model = ScaleModel(target.name, target_size, data_bytes, s, k, split, max(1, math.ceil(data_bytes / split)),
                        reducers, max(1, round(TARGET_SORT_BUFFER * s / MB)), shuffle, target.cores, target.write_copies,
-                       cache)
+                       cache, hold_map_output=hold_rule(target, cache_t))
     settings = _settings(model, target, per_node, cache_t, reducers_t, task_heap) + _core_speed_settings(calibration)
     return ScaleModel(**{**asdict(model), "settings": settings, "breaks": _breaks(model, target, per_node, task_heap),
                          "calibration": calibration.to_dict() if calibration else None})
+
+
+def hold_rule(target: Hardware, cache_t: float) -> bool:
+    """Whether the target reads a map's spills and output back from its page cache: a node's cache holds a wave of
+    its maps' (task slots x split x HOLD_FACTOR). The spill is read by its own map seconds after it is written, the
+    output by reducers fetching as the map ends; the model's budget, shrunk with the whole data set, holds neither."""
+    return target.engine in (None, "hadoop") and cache_t >= target.cores * TARGET_SPLIT * HOLD_FACTOR
 
 
 def _settings(m: ScaleModel, t: Hardware, per_node: float, cache_t: float, reducers_t: int,
@@ -184,6 +202,7 @@ def _settings(m: ScaleModel, t: Hardware, per_node: float, cache_t: float, reduc
         Setting("reducer memory", format_size(m.reduce_shuffle_bytes), format_size(heap_t),
                 "reduce input / reducer memory: the same merge passes"),
         Setting("tasks at once", str(m.tasks), str(t.cores), "tasks per drive"),
+        _hold_setting(m, t, cache_t),
         Setting("copies of a generated data set", f"{round(m.write_copies)}", f"{m.write_copies:g} (HDFS replication)",
                 "bytes a node's drives take per byte generated"),
         Setting("hadoop engine's JVM", " ".join(MODEL_JAVA_OPTIONS), "warm (tasks of minutes)",
@@ -192,6 +211,16 @@ def _settings(m: ScaleModel, t: Hardware, per_node: float, cache_t: float, reduc
         Setting("a drive's write rate, several writers on it", f"x k, each {WRITE_SEEK_KIB} KiB request paying a seek",
                 "writers interleave: the head seeks between them", "what a throttle does not charge (seek rule)"),
     )
+
+
+def _hold_setting(m: ScaleModel, t: Hardware, cache_t: float) -> Setting:
+    wave = t.cores * TARGET_SPLIT * HOLD_FACTOR
+    target = f"a wave of a node's maps: {format_size(wave)} of spills and output, {format_size(cache_t)} of page cache"
+    if m.hold_map_output:
+        return Setting("a map's spills and output read back", "from memory (the hadoop engine's JVM holds them)",
+                       "from the page cache: " + target, "re-reads a wave apart are memory reads")
+    return Setting("a map's spills and output read back", "from the drives", "from the drives: " + target,
+                   "a wave's output outgrows the cache (or the target is not MapReduce)")
 
 
 def _core_speed_settings(c: Calibration | None) -> tuple[Setting, ...]:

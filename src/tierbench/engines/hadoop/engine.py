@@ -205,6 +205,8 @@ def _result(text: str, req: JobRequest) -> tuple[dict, float | None]:
         if name in log.counters:
             out["counter_metrics"][metric] = log.counters[name] / div
     out["task_phases"] = logparse.task_phases(text)
+    if held := logparse.held_bytes(text):  # a scale model's spills and map outputs read back from memory
+        out["held_mb"] = held / MB
     result, wall = req.workload.definition.hadoop_result(log, req)
     out.update(result)
     return out, wall

@@ -100,6 +100,11 @@ def task_phases(log: str) -> list[dict]:
     return out
 
 
+def held_bytes(log: str) -> int:
+    """Bytes of map spills and outputs the job kept in memory for a scale model (tierbench.io.HeldFiles logs each)."""
+    return sum(int(n) for n in re.findall(r"held \S+ in memory \((\d+) bytes\)", log))
+
+
 class HadoopLog:
     """A finished Hadoop job's log, as the workloads read it (their hadoop_result): counters, splits, timings."""
 

@@ -29,6 +29,7 @@ public class MapOutputFiles extends MROutputFiles {
   @Override
   public Path getOutputFileForWrite(long size) throws IOException {
     output = placed("map output", super.getOutputFileForWrite(size), size);
+    HeldFiles.expect(getConf(), output);
     return output;
   }
 
@@ -44,7 +45,9 @@ public class MapOutputFiles extends MROutputFiles {
 
   @Override
   public Path getSpillFileForWrite(int spillNumber, long size) throws IOException {
-    return placed("spill " + spillNumber, super.getSpillFileForWrite(spillNumber, size), size);
+    Path spill = placed("spill " + spillNumber, super.getSpillFileForWrite(spillNumber, size), size);
+    HeldFiles.expect(getConf(), spill);
+    return spill;
   }
 
   @Override

@@ -9,6 +9,7 @@ import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Future;
+import org.apache.hadoop.fs.FSDataInputStream;
 import org.apache.hadoop.fs.LocalFileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.fs.RawLocalFileSystem;
@@ -50,6 +51,9 @@ public class SyncingLocalFileSystem extends LocalFileSystem {
         throws IOException {
       File file = pathToFile(f);
       OutputStream primary = new Synced(super.createOutputStreamWithMode(f, append, permission), file);
+      if (!append) {
+        primary = HeldFiles.tee(getConf(), file, primary);  // a spill or map output the target's cache would hold
+      }
       int copies = getConf() == null ? 1 : getConf().getInt(REPLICAS, 1);
       // the job's output directory, or the one the job writes its data set to itself (TestDFSIO: io_data)
       String out = getConf() == null ? null
@@ -72,10 +76,27 @@ public class SyncingLocalFileSystem extends LocalFileSystem {
       return new Copies(all);
     }
 
+    /** A held file (HeldFiles) is read from memory; any other from the device. */
+    @Override
+    public FSDataInputStream open(Path f, int bufferSize) throws IOException {
+      byte[] held = HeldFiles.get(pathToFile(f));
+      return held == null ? super.open(f, bufferSize) : new FSDataInputStream(new HeldFiles.HeldInputStream(held, statistics));
+    }
+
+    @Override
+    public boolean delete(Path p, boolean recursive) throws IOException {
+      boolean deleted = super.delete(p, recursive);
+      HeldFiles.drop(pathToFile(p), recursive);
+      return deleted;
+    }
+
     /** A rename (how committers publish a task's files) is durable too: the new name's directory synced. */
     @Override
     public boolean rename(Path src, Path dst) throws IOException {
       boolean renamed = super.rename(src, dst);
+      if (renamed) {
+        HeldFiles.move(pathToFile(src), pathToFile(dst));
+      }
       File dir = pathToFile(dst).getAbsoluteFile().getParentFile();
       if (renamed && dir != null && dir.isDirectory()) {
         try (FileChannel ch = FileChannel.open(dir.toPath(), StandardOpenOption.READ)) {

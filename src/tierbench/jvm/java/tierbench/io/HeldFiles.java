@@ -1,0 +1,265 @@
+package tierbench.io;
+
+import java.io.EOFException;
+import java.io.File;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.hadoop.conf.Configuration;
+import org.apache.hadoop.fs.FSInputStream;
+import org.apache.hadoop.fs.FileSystem;
+import org.apache.hadoop.fs.Path;
+import org.apache.hadoop.fs.StreamCapabilities;
+import org.apache.hadoop.fs.Syncable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A scale model's stand-in for the target's page cache where the model's own is too small to stand in for it
+ * (tierbench.local.hold, set by the scale model): a map's spills and its merged output, written to the device as
+ * always (synced), are also kept in this JVM's memory until deleted, and read back from there.
+ *
+ * Why: the model's page cache budget keeps the target's ratio of a node's data to its page cache, so the
+ * shuffle, read once all maps are done, comes from the device as at 1 TB. But a spill is read back by its own map
+ * a few seconds after it is written, and with reducers fetching as maps end (MapReduce's slowstart: 5% of maps
+ * done) a map's output is read soon after it is written too: at the target a node's page cache of gigabytes holds
+ * a wave of maps' output, where the model's budget of a few MB does not hold the model's wave. Which files are held
+ * is MapOutputFiles' call (expect); everything else reads from the device.
+ */
+final class HeldFiles {
+  private static final Logger LOG = LoggerFactory.getLogger(HeldFiles.class);
+  /** "true": hold spills and map outputs (the hadoop engine sets it from the scale model). */
+  static final String HOLD = "tierbench.local.hold";
+  /** Bytes held at most (all maps); a file that would pass it is read from the device. */
+  static final String HOLD_MAX = "tierbench.local.hold.max.bytes";
+  static final long DEFAULT_MAX = 256L << 20;
+  /** Never more than this share of the JVM's heap, whatever HOLD_MAX says: the tasks' buffers need the rest. */
+  static final double HEAP_SHARE = 0.4;
+
+  private static final Set<String> EXPECTED = ConcurrentHashMap.newKeySet();
+  private static final Map<String, byte[]> HELD = new ConcurrentHashMap<>();
+  private static final AtomicLong BYTES = new AtomicLong();
+  private static final AtomicBoolean WARNED = new AtomicBoolean();
+
+  private HeldFiles() {}
+
+  static boolean enabled(Configuration conf) {
+    return conf != null && conf.getBoolean(HOLD, false);
+  }
+
+  /** The next file written at this path is held (a spill or a map output MapOutputFiles placed). */
+  static void expect(Configuration conf, Path path) {
+    if (enabled(conf)) {
+      EXPECTED.add(key(new File(path.toUri().getPath())));
+    }
+  }
+
+  /** The stream to write `file` through: `primary`, and a copy kept in memory when the file is expected. */
+  static OutputStream tee(Configuration conf, File file, OutputStream primary) {
+    String k = key(file);
+    if (!EXPECTED.remove(k)) {
+      return primary;
+    }
+    release(HELD.remove(k));  // a file written again: its old bytes are gone
+    long max = Math.min(conf == null ? DEFAULT_MAX : conf.getLong(HOLD_MAX, DEFAULT_MAX),
+        (long) (Runtime.getRuntime().maxMemory() * HEAP_SHARE));
+    return new Tee(primary, k, max);
+  }
+
+  /** The bytes held for `file`, or null: read it from the device. */
+  static byte[] get(File file) {
+    return HELD.isEmpty() ? null : HELD.get(key(file));
+  }
+
+  /** A file (or, recursive, a directory's files) deleted: its bytes are no longer held. */
+  static void drop(File file, boolean recursive) {
+    String k = key(file);
+    release(HELD.remove(k));
+    if (recursive) {
+      String prefix = k.endsWith(File.separator) ? k : k + File.separator;
+      HELD.keySet().removeIf(p -> p.startsWith(prefix) && release(HELD.get(p)));
+      EXPECTED.removeIf(p -> p.startsWith(prefix));
+    }
+  }
+
+  /** A held file renamed (a lone spill becomes the map's output): held under its new name. */
+  static void move(File src, File dst) {
+    byte[] b = HELD.remove(key(src));
+    if (b != null) {
+      release(HELD.put(key(dst), b));
+    }
+  }
+
+  static long heldBytes() {
+    return BYTES.get();
+  }
+
+  private static boolean release(byte[] b) {
+    if (b != null) {
+      BYTES.addAndGet(-b.length);
+    }
+    return true;
+  }
+
+  private static String key(File f) {
+    return f.getAbsolutePath();
+  }
+
+  /** Writes through to the file; keeps a copy, published when the file is closed if it fits under the cap. */
+  static final class Tee extends OutputStream implements Syncable, StreamCapabilities {
+    private final OutputStream primary;
+    private final String key;
+    private final long max;
+    private byte[] buf = new byte[1 << 16];
+    private int len;
+    private boolean over;  // past the cap: no longer copied
+
+    Tee(OutputStream primary, String key, long max) {
+      this.primary = primary;
+      this.key = key;
+      this.max = max;
+    }
+
+    @Override
+    public void write(int b) throws IOException {
+      primary.write(b);
+      copy(new byte[] {(byte) b}, 0, 1);
+    }
+
+    @Override
+    public void write(byte[] b, int off, int n) throws IOException {
+      primary.write(b, off, n);
+      copy(b, off, n);
+    }
+
+    private void copy(byte[] b, int off, int n) {
+      if (over) {
+        return;
+      }
+      if ((long) len + n + BYTES.get() > max) {
+        over = true;
+        buf = null;
+        if (!WARNED.getAndSet(true)) {
+          LOG.warn("held map output past {} bytes: {} and files after it are read from the device", max, key);
+        }
+        return;
+      }
+      if (len + n > buf.length) {
+        buf = Arrays.copyOf(buf, Math.max(len + n, buf.length * 2));
+      }
+      System.arraycopy(b, off, buf, len, n);
+      len += n;
+    }
+
+    @Override
+    public void flush() throws IOException {
+      primary.flush();
+    }
+
+    @Override
+    public void close() throws IOException {
+      primary.close();  // on the device first: a held file is a file written, as at the target
+      if (!over && buf != null) {
+        byte[] b = Arrays.copyOf(buf, len);
+        buf = null;
+        BYTES.addAndGet(b.length);
+        release(HELD.put(key, b));
+        LOG.info("held {} in memory ({} bytes)", key, b.length);  // the hadoop engine sums these (held_mb)
+        over = true;  // a second close publishes nothing
+      }
+    }
+
+    @Override
+    public void hflush() throws IOException {
+      if (primary instanceof Syncable) {
+        ((Syncable) primary).hflush();
+      } else {
+        primary.flush();
+      }
+    }
+
+    @Override
+    public void hsync() throws IOException {
+      if (primary instanceof Syncable) {
+        ((Syncable) primary).hsync();
+      } else {
+        primary.flush();
+      }
+    }
+
+    @Override
+    public boolean hasCapability(String capability) {
+      return primary instanceof StreamCapabilities && ((StreamCapabilities) primary).hasCapability(capability);
+    }
+  }
+
+  /** A held file read back: seekable, as MapReduce's readers of spills and map outputs need. */
+  static final class HeldInputStream extends FSInputStream {
+    private final byte[] bytes;
+    private final FileSystem.Statistics stats;  // the file system's: Hadoop's FILE_BYTES_READ counts these reads
+    private int pos;
+
+    HeldInputStream(byte[] bytes, FileSystem.Statistics stats) {
+      this.bytes = bytes;
+      this.stats = stats;
+    }
+
+    @Override
+    public void seek(long p) throws IOException {
+      if (p < 0 || p > bytes.length) {
+        throw new EOFException("seek to " + p + " in a held file of " + bytes.length + " bytes");
+      }
+      pos = (int) p;
+    }
+
+    @Override
+    public long getPos() {
+      return pos;
+    }
+
+    @Override
+    public boolean seekToNewSource(long target) {
+      return false;
+    }
+
+    @Override
+    public int read() {
+      if (pos >= bytes.length) {
+        return -1;
+      }
+      counted(1);
+      return bytes[pos++] & 0xff;
+    }
+
+    private void counted(int n) {
+      if (stats != null) {
+        stats.incrementBytesRead(n);
+      }
+    }
+
+    @Override
+    public int read(byte[] b, int off, int n) {
+      if (n == 0) {
+        return 0;
+      }
+      if (pos >= bytes.length) {
+        return -1;
+      }
+      int r = Math.min(n, bytes.length - pos);
+      System.arraycopy(bytes, pos, b, off, r);
+      pos += r;
+      counted(r);
+      return r;
+    }
+
+    @Override
+    public int available() {
+      return bytes.length - pos;
+    }
+  }
+}
