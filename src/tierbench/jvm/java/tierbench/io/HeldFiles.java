@@ -176,19 +176,22 @@ final class HeldFiles {
 
     @Override
     public void hflush() throws IOException {
-      if (primary instanceof Syncable) {
-        ((Syncable) primary).hflush();
-      } else {
-        primary.flush();
-      }
+      passOn(false);
     }
 
     @Override
     public void hsync() throws IOException {
-      if (primary instanceof Syncable) {
+      passOn(true);
+    }
+
+    /** hflush or hsync of the primary stream (what the file's writers ask of it), a flush where it has neither. */
+    private void passOn(boolean sync) throws IOException {
+      if (!(primary instanceof Syncable)) {
+        primary.flush();
+      } else if (sync) {
         ((Syncable) primary).hsync();
       } else {
-        primary.flush();
+        ((Syncable) primary).hflush();
       }
     }
 
