@@ -217,7 +217,8 @@ def _hold_setting(m: ScaleModel, t: Hardware, cache_t: float) -> Setting:
     wave = t.cores * TARGET_SPLIT * HOLD_FACTOR
     target = f"a wave of a node's maps: {format_size(wave)} of spills and output, {format_size(cache_t)} of page cache"
     if m.hold_map_output:
-        return Setting("a map's spills and output read back", "from memory (the hadoop engine's JVM holds them)",
+        return Setting("a map's spills and output read back", "from memory on the hadoop engine (its JVM holds them); "
+                       "from the drives on the spark engine",
                        "from the page cache: " + target, "re-reads a wave apart are memory reads")
     return Setting("a map's spills and output read back", "from the drives", "from the drives: " + target,
                    "a wave's output outgrows the cache (or the target is not MapReduce)")
