@@ -51,6 +51,8 @@ class Yarn:
             "yarn.resourcemanager.admin.address": f"127.0.0.1:{ports['admin']}",
             "yarn.resourcemanager.webapp.address": f"127.0.0.1:{ports['web']}",
             "yarn.resourcemanager.scheduler.class": "org.apache.hadoop.yarn.server.resourcemanager.scheduler.fifo.FifoScheduler",
+            # the RM's node attribute store: /tmp/hadoop-yarn-<user> by default, which outlived the service
+            "yarn.node-attribute.fs-store.root-dir": f"file://{self.home / 'tmp' / 'node-attribute'}",
             "yarn.nodemanager.hostname": "127.0.0.1",
             "yarn.nodemanager.address": "127.0.0.1:0",
             "yarn.nodemanager.webapp.address": f"127.0.0.1:{ports['nm_web']}",
