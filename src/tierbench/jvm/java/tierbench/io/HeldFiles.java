@@ -82,7 +82,7 @@ final class HeldFiles {
     release(HELD.remove(k));
     if (recursive) {
       String prefix = k.endsWith(File.separator) ? k : k + File.separator;
-      HELD.keySet().removeIf(p -> p.startsWith(prefix) && release(HELD.get(p)));
+      HELD.entrySet().removeIf(e -> e.getKey().startsWith(prefix) && release(e.getValue()));
       EXPECTED.removeIf(p -> p.startsWith(prefix));
     }
   }
@@ -93,10 +93,6 @@ final class HeldFiles {
     if (b != null) {
       release(HELD.put(key(dst), b));
     }
-  }
-
-  static long heldBytes() {
-    return BYTES.get();
   }
 
   private static boolean release(byte[] b) {
