@@ -79,8 +79,9 @@ public class SyncingLocalFileSystem extends LocalFileSystem {
     /** A held file (HeldFiles) is read from memory; any other from the device. */
     @Override
     public FSDataInputStream open(Path f, int bufferSize) throws IOException {
-      byte[] held = HeldFiles.get(pathToFile(f));
-      return held == null ? super.open(f, bufferSize) : new FSDataInputStream(new HeldFiles.HeldInputStream(held, statistics));
+      HeldFiles.Held held = HeldFiles.get(pathToFile(f));
+      return held != null && held.open() ? new FSDataInputStream(new HeldFiles.HeldInputStream(held, statistics))
+          : super.open(f, bufferSize);
     }
 
     @Override
