@@ -28,7 +28,9 @@ from ..spec import Spec, parse_spec
 from ..spec.scale import apply_scale, parse_scale
 from ..store.results import CALIBRATION_DIR, ResultsDir
 
-REPEATS = 5  # a CPU-bound job of seconds varied by +-20% from run to run here with the JVM's default JIT
+# a CPU-bound job of seconds varied by +-20% from run to run here with the JVM's default JIT, +-10% with the model's
+# JVM options; the median of 5 runs still moved k by +-8% from one fresh clone to the next (docs/scale-model.md)
+REPEATS = 7
 # a device no drive's figure comes near: throttled only where what it lies on (memory) could not keep the pace
 UNLIMITED = {"read_mb_s": 100_000.0, "write_mb_s": 100_000.0, "read_iops": 1_000_000.0, "write_iops": 1_000_000.0}
 UNLIMITED_SIZE = "2GB"
