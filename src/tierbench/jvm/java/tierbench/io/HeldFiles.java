@@ -37,9 +37,10 @@ import org.slf4j.LoggerFactory;
  * The bytes lie outside the heap, in chunks of direct buffers reused as files are deleted: on the heap, the
  * collector copied each held array between its spaces until it was promoted (the quickstart's all-SSD TeraSort
  * spent 0.35-1.0 s of its 6 s in GC, varying from run to run; off the heap 0.03-0.2 s), where the target's page
- * cache costs its tasks no GC. The chunks come from slabs of SLAB bytes, allocated as the held bytes grow and kept:
- * a direct buffer of its own per chunk, freed only by the collector, made the JVM map memory so often that one
- * mapping of 8 runs failed under the page cache budget's limit ("committing reserved memory").
+ * cache costs its tasks no GC. The chunks come from slabs of SLAB bytes, all allocated as the job is submitted
+ * (reserve: before its tasks run) and reused: allocated as the held bytes grew, during the map phase, the
+ * JVM's own small mappings met the page cache budget's limit while the spills' dirty pages kept the kernel from
+ * reclaiming (2 runs of about 130 died: "Native memory allocation (mmap) failed ... committing reserved memory").
  */
 final class HeldFiles {
   private static final Logger LOG = LoggerFactory.getLogger(HeldFiles.class);
@@ -52,9 +53,12 @@ final class HeldFiles {
   static final double HEAP_SHARE = 0.4;
   /** A held file's bytes are kept in chunks of this size (a file wastes less than one). */
   static final int CHUNK = 256 << 10;
-  /** Chunks are cut from direct buffers of this size, allocated as needed and reused, never freed. */
+  /** Chunks are cut from direct buffers of this size, allocated once (reserve) and reused, never freed. */
   static final int SLAB = 16 << 20;
+  /** The slabs hold the cap this many times over: the files being written are not counted in it until closed. */
+  static final double RESERVE_FACTOR = 1.25;
   private static final ArrayDeque<ByteBuffer> FREE = new ArrayDeque<>();
+  private static boolean reserved;
 
   private static final Set<String> EXPECTED = ConcurrentHashMap.newKeySet();
   private static final Map<String, Held> HELD = new ConcurrentHashMap<>();
@@ -65,6 +69,29 @@ final class HeldFiles {
 
   static boolean enabled(Configuration conf) {
     return conf != null && conf.getBoolean(HOLD, false);
+  }
+
+  /** Bytes held at most: the conf's cap, never over HEAP_SHARE of the heap. */
+  static long cap(Configuration conf) {
+    return Math.min(conf == null ? DEFAULT_MAX : conf.getLong(HOLD_MAX, DEFAULT_MAX),
+        (long) (Runtime.getRuntime().maxMemory() * HEAP_SHARE));
+  }
+
+  /** Allocates the slabs, once per JVM, where the job's conf holds files: called as the job is submitted, before
+   * its tasks run (ParallelLocalProtocolProvider), for a job with reducers (a map-only job has no map outputs). */
+  static synchronized void reserve(Configuration conf) {
+    if (reserved || !enabled(conf)) {
+      return;
+    }
+    reserved = true;
+    long slabs = (long) Math.ceil(cap(conf) * RESERVE_FACTOR / SLAB);
+    for (long i = 0; i < slabs; i++) {
+      ByteBuffer slab = ByteBuffer.allocateDirect(SLAB);
+      for (int at = 0; at < SLAB; at += CHUNK) {
+        FREE.add(slab.slice(at, CHUNK));
+      }
+    }
+    LOG.info("reserved {} bytes outside the heap for held files", slabs * SLAB);
   }
 
   /** The next file written at this path is held (a spill or a map output MapOutputFiles placed). */
@@ -81,9 +108,7 @@ final class HeldFiles {
       return primary;
     }
     release(HELD.remove(k));  // a file written again: its old bytes are gone
-    long max = Math.min(conf == null ? DEFAULT_MAX : conf.getLong(HOLD_MAX, DEFAULT_MAX),
-        (long) (Runtime.getRuntime().maxMemory() * HEAP_SHARE));
-    return new Tee(primary, k, max);
+    return new Tee(primary, k, cap(conf));
   }
 
   /** The bytes held for `file`, or null: read it from the device. */
@@ -118,13 +143,8 @@ final class HeldFiles {
     return true;
   }
 
+  /** A free chunk, or null when the slabs are all in use (the file is then read from the device). */
   private static synchronized ByteBuffer takeChunk() {
-    if (FREE.isEmpty()) {
-      ByteBuffer slab = ByteBuffer.allocateDirect(SLAB);
-      for (int at = 0; at < SLAB; at += CHUNK) {
-        FREE.add(slab.slice(at, CHUNK));
-      }
-    }
     return FREE.poll();
   }
 
@@ -208,24 +228,34 @@ final class HeldFiles {
         return;
       }
       if (len + n + BYTES.get() > max) {
-        over = true;
-        giveBack(chunks);
-        chunks = null;
-        if (!WARNED.getAndSet(true)) {
-          LOG.warn("held map output past {} bytes: {} and files after it are read from the device", max, key);
-        }
+        stop("held map output past " + max + " bytes");
         return;
       }
       while (n > 0) {
         int at = (int) (len % CHUNK);
         if (at == 0) {
-          chunks.add(takeChunk());
+          ByteBuffer chunk = takeChunk();
+          if (chunk == null) {
+            stop("the reserved memory in use");
+            return;
+          }
+          chunks.add(chunk);
         }
         int r = Math.min(n, CHUNK - at);
         chunks.get(chunks.size() - 1).put(at, b, off, r);
         off += r;
         n -= r;
         len += r;
+      }
+    }
+
+    /** No longer copied: the file is read from the device. */
+    private void stop(String why) {
+      over = true;
+      giveBack(chunks);
+      chunks = null;
+      if (!WARNED.getAndSet(true)) {
+        LOG.warn("{}: {} and files after it are read from the device", why, key);
       }
     }
 
