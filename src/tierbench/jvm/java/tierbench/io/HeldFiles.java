@@ -37,8 +37,9 @@ import org.slf4j.LoggerFactory;
  * The bytes lie outside the heap, in chunks of direct buffers reused as files are deleted: on the heap, the
  * collector copied each held array between its spaces until it was promoted (the quickstart's all-SSD TeraSort
  * spent 0.35-1.0 s of its 6 s in GC, varying from run to run; off the heap 0.03-0.2 s), where the target's page
- * cache costs its tasks no GC. The chunks come from slabs of SLAB bytes, all allocated as the job is submitted
- * (reserve: before its tasks run) and reused: allocated as the held bytes grew, during the map phase, the
+ * cache costs its tasks no GC. The chunks are all reserved as the job is submitted (reserve: before its tasks
+ * run; the kernel gives the pages as they are written) and reused: allocated as the held bytes grew, in slabs
+ * of SLAB bytes during the map phase, the
  * JVM's own small mappings met the page cache budget's limit while the spills' dirty pages kept the kernel from
  * reclaiming (2 runs of about 130 died: "Native memory allocation (mmap) failed ... committing reserved memory").
  */
@@ -85,13 +86,51 @@ final class HeldFiles {
     }
     reserved = true;
     long slabs = (long) Math.ceil(cap(conf) * RESERVE_FACTOR / SLAB);
-    for (long i = 0; i < slabs; i++) {
-      ByteBuffer slab = ByteBuffer.allocateDirect(SLAB);
-      for (int at = 0; at < SLAB; at += CHUNK) {
-        FREE.add(slab.slice(at, CHUNK));
+    boolean untouched = reserveUntouched(slabs * SLAB);
+    if (!untouched) {
+      for (long i = 0; i < slabs; i++) {
+        ByteBuffer slab = ByteBuffer.allocateDirect(SLAB);
+        for (int at = 0; at < SLAB; at += CHUNK) {
+          FREE.add(slab.slice(at, CHUNK));
+        }
       }
     }
-    LOG.info("reserved {} bytes outside the heap for held files", slabs * SLAB);
+    LOG.info("reserved {} bytes outside the heap for held files{}", slabs * SLAB,
+        untouched ? "" : " (zeroed: the JVM's untouched memory was not reachable)");
+  }
+
+  /**
+   * The chunks over one region of native memory the kernel has mapped but not yet given pages (Unsafe's
+   * allocateMemory, which does not zero it): its pages are charged as held bytes are written into them. Zeroed
+   * (allocateDirect) the reserve took 0.5-0.9 s of each job's start under the page cache budget, whose limit grows
+   * by its room once a poll. False where the JVM does not let this class reach either (the chunks are then zeroed
+   * slabs): DirectByteBuffer's constructor over an address needs java.nio opened, as the hadoop engine does.
+   */
+  private static boolean reserveUntouched(long bytes) {
+    try {
+      java.lang.reflect.Field f = Class.forName("sun.misc.Unsafe").getDeclaredField("theUnsafe");
+      f.setAccessible(true);
+      Object unsafe = f.get(null);
+      Class<?> direct = Class.forName("java.nio.DirectByteBuffer");
+      java.lang.reflect.Constructor<?> at;
+      boolean longCap;
+      try {
+        at = direct.getDeclaredConstructor(long.class, int.class);  // Java 17-20
+        longCap = false;
+      } catch (NoSuchMethodException e) {
+        at = direct.getDeclaredConstructor(long.class, long.class);  // Java 21+
+        longCap = true;
+      }
+      at.setAccessible(true);
+      long base = (long) unsafe.getClass().getMethod("allocateMemory", long.class).invoke(unsafe, bytes);
+      for (long off = 0; off < bytes; off += CHUNK) {
+        FREE.add((ByteBuffer) (longCap ? at.newInstance(base + off, (long) CHUNK) : at.newInstance(base + off, CHUNK)));
+      }
+      return true;
+    } catch (ReflectiveOperationException | RuntimeException e) {
+      FREE.clear();
+      return false;
+    }
   }
 
   /** The next file written at this path is held (a spill or a map output MapOutputFiles placed). */
