@@ -52,9 +52,7 @@ public class MapOutputFiles extends MROutputFiles {
 
   @Override
   public Path getInputFileForWrite(TaskID mapId, long size) throws IOException {
-    Path input = placed("reduce input", super.getInputFileForWrite(mapId, size), size);
-    DirectReads.expect(getConf(), input);
-    return input;
+    return placed("reduce input", super.getInputFileForWrite(mapId, size), size);
   }
 
   /** Logs where a file went, with the size MapReduce asked room for (its estimate of the file's bytes). */
