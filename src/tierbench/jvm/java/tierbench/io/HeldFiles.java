@@ -38,10 +38,10 @@ import org.slf4j.LoggerFactory;
  * collector copied each held array between its spaces until it was promoted (the quickstart's all-SSD TeraSort
  * spent 0.35-1.0 s of its 6 s in GC, varying from run to run; off the heap 0.03-0.2 s), where the target's page
  * cache costs its tasks no GC. The chunks are all reserved as the job is submitted (reserve: before its tasks
- * run; the kernel gives the pages as they are written) and reused: allocated as the held bytes grew, in slabs
- * of SLAB bytes during the map phase, the
- * JVM's own small mappings met the page cache budget's limit while the spills' dirty pages kept the kernel from
- * reclaiming (2 runs of about 130 died: "Native memory allocation (mmap) failed ... committing reserved memory").
+ * run; the kernel gives the pages as they are written) and reused. Allocated as the held bytes grew, in slabs of
+ * SLAB bytes during the map phase, the JVM's own small mappings met the page cache budget's limit more often while
+ * the spills' dirty pages kept the kernel from reclaiming ("Native memory allocation (mmap) failed ... committing
+ * reserved memory"; the study's runner retries such a run; docs/scale-model.md counts them).
  */
 final class HeldFiles {
   private static final Logger LOG = LoggerFactory.getLogger(HeldFiles.class);
@@ -54,9 +54,9 @@ final class HeldFiles {
   static final double HEAP_SHARE = 0.4;
   /** A held file's bytes are kept in chunks of this size (a file wastes less than one). */
   static final int CHUNK = 256 << 10;
-  /** Chunks are cut from direct buffers of this size, allocated once (reserve) and reused, never freed. */
+  /** Where the JVM's untouched memory is out of reach, chunks are cut from zeroed direct buffers of this size. */
   static final int SLAB = 16 << 20;
-  /** The slabs hold the cap this many times over: the files being written are not counted in it until closed. */
+  /** The reserve holds the cap this many times over: the files being written are not counted in it until closed. */
   static final double RESERVE_FACTOR = 1.25;
   private static final ArrayDeque<ByteBuffer> FREE = new ArrayDeque<>();
   private static boolean reserved;
