@@ -38,3 +38,14 @@ def test_the_bytes_a_job_held_are_summed_from_its_log():
            "2026-11-27 12:47:39,100 INFO mapred.MapTask: Finished spill 1\n"
            "2026-11-27 12:47:40,101 INFO io.HeldFiles: held /d/attempt_m_000001_0/output/file.out in memory (7372284 bytes)\n")
     assert held_bytes(log) == 12568748 + 7372284 and held_bytes("no such lines") == 0
+
+
+def test_the_reduce_inputs_read_past_the_page_cache_are_summed_from_its_log():
+    from tierbench.engines.hadoop.logparse import direct_read_bytes
+
+    log = ("2026-11-27 17:02:11,120 INFO io.DirectReads: read /d/attempt_r_000000_0/map_1.out past the page cache "
+           "(3379200 bytes from the drive)\n"
+           "2026-11-27 17:02:11,180 INFO reduce.MergeManagerImpl: Merging 7 files, 23273370 bytes from disk\n"
+           "2026-11-27 17:02:12,301 INFO io.DirectReads: read /d/attempt_r_000001_0/map_0.out past the page cache "
+           "(3375104 bytes from the drive)\n")
+    assert direct_read_bytes(log) == 3379200 + 3375104 and direct_read_bytes("held /x in memory (5 bytes)") == 0

@@ -112,6 +112,20 @@ def test_a_drive_with_one_writer_at_the_target_writes_at_its_catalog_rate():
     assert hdd["write_mb_s"] == pytest.approx(hdd["read_mb_s"]) == pytest.approx(12 * 130 * 2 / 12)
 
 
+def test_reduce_inputs_are_read_in_requests_the_throttle_charges_at_the_seek_rule():
+    spec = _spec()
+    size = int(spec.engines[0].conf["tierbench.local.direct.read.bytes"])
+    assert size % 4096 == 0  # O_DIRECT's blocks
+    hdd = spec.config("hdd").emulated["data"][0]["figures"]
+    # a throttle charges a request its IOPS limit or its MB/s, whichever is longer: at this size the HDD's IOPS limit
+    # gives the seek rule's rate for six streams of 256 KiB requests (transfer at 130 MB/s + a seek of 1/150 s each)
+    throttled = min(hdd["read_mb_s"], size / 1e6 * hdd["read_iops"])
+    seek_rule = 2 * 0.262144 / (0.262144 / 130 + 1 / 150) * 2 / 12
+    assert throttled == pytest.approx(seek_rule, rel=0.02) and throttled < 0.3 * hdd["read_mb_s"]
+    ssd = spec.config("hybrid").emulated["intermediate"][0]["figures"]
+    assert min(ssd["read_mb_s"], size / 1e6 * ssd["read_iops"]) == ssd["read_mb_s"]  # an SSD barely notices
+
+
 def test_a_value_the_user_gave_is_kept_and_the_model_changes_the_fingerprint():
     text = QUICK.replace('name = "terasort"', 'name = "terasort"\npartitions = 7')
     assert _spec(text).workloads[1].params["partitions"] == 7
@@ -365,6 +379,9 @@ def test_the_page_cache_budget_holds_and_the_shuffle_is_read_from_the_emulated_d
     held = sort["details"]["held_mb"] * (1 << 20)
     assert held >= shuffled, (held, shuffled)  # every map's output at least (spills besides, where a map spilled twice)
     assert read <= 1.1 * data + 2 * shuffled, f"TeraSort read {read / 2**20:.0f} MB from its drive"
+    # the reducers' inputs, fetched and written, were merged past the page cache: each read once from the drive
+    direct = sort["details"]["direct_read_mb"] * (1 << 20)
+    assert 0.9 * shuffled <= direct <= 1.1 * shuffled, (direct, shuffled)
 
 
 @pytest.mark.e2e

@@ -50,6 +50,15 @@ MODEL_JAVA_OPTIONS = ("-XX:TieredStopAtLevel=1", "-XX:+UseParallelGC")
 # the block layer's largest request on these loop devices is 1,280 KiB). A fitted figure, measured in
 # docs/scale-model.md; an SSD loses about 1% at it.
 WRITE_SEEK_KIB = 1024
+# The request size of a target node's reduce-side merges on its drives: each request pays a seek where several
+# streams share a drive (a node's reducers merge 6 x 7 segments on two HDDs in the quickstart's target). A fitted
+# figure, as WRITE_SEEK_KIB: between the era's default read-ahead (128 KiB) and the model's 1 MiB; in 1 MiB
+# requests the all-HDD TeraSort ran ~20% faster than the study's (docs/scale-model.md).
+READ_SEEK_KIB = 256
+# The direct reads' request size stays within these: a drive that barely seeks (an SSD) is charged its MB/s at
+# any size from a few KiB, and smaller requests only cost CPU
+MIN_DIRECT_READ = 64 << 10
+MAX_DIRECT_READ = 1 << 20
 # A wave of a target node's maps holds this many bytes per byte of their input while it runs: each map's spills,
 # then its merged output until the reducers have fetched it (MapReduce's reducers start when 5% of the maps are done,
 # mapreduce.job.reduce.slowstart.completedmaps, and fetch each map's output as it ends). The model holds up to this
@@ -98,6 +107,16 @@ class ScaleModel:
         write = stream_mb_s(drive, "write", WRITE_SEEK_KIB, streams)
         return {"read_mb_s": drive.read_mb_s * k, "write_mb_s": write * k,
                 "read_iops": drive.read_iops * k, "write_iops": drive.write_iops * k}
+
+    def direct_read_bytes(self, drives: list[tuple[Drive, float]]) -> int:
+        """The request size in which the hadoop engine reads a reduce's inputs past the page cache
+        (tierbench.io.DirectReads), for emulated drives of these (drive, streams): the size at which a throttle's
+        IOPS limit charges the seek rule's rate at READ_SEEK_KIB (rate / IOPS, k cancelling out), the largest of the
+        drives' so that none is charged more than its rule (an SSD's MB/s limit comes first at any of these sizes);
+        in whole 4 KiB blocks, O_DIRECT's."""
+        sizes = [stream_mb_s(d, "read", READ_SEEK_KIB, streams) * 1e6 / d.read_iops for d, streams in drives]
+        size = min(MAX_DIRECT_READ, max([MIN_DIRECT_READ, *sizes]))
+        return int(size) // 4096 * 4096
 
     def hadoop_conf(self) -> dict:
         """The MapReduce settings that carry the derived task sizes and concurrency (LocalJobRunner: one JVM)."""

@@ -98,27 +98,33 @@ def apply_scale(src: str, raw: dict, model: ScaleModel) -> dict:
     for w in out.get("workloads", []) if isinstance(out.get("workloads"), list) else []:
         if isinstance(w, dict):
             _scale_workload(w, model)
-    engines = [out.get("engine")] + list(out["engines"].values() if isinstance(out.get("engines"), dict) else [])
-    for e in engines:
-        if isinstance(e, dict) and e.get("kind") == "hadoop" and isinstance(e.get("conf", {}), dict):
-            e["conf"] = {**{k: str(v) for k, v in model.hadoop_conf().items()}, **e.get("conf", {})}
-            if e.get("mode", "local") == "local":
-                e.setdefault("java_options", list(MODEL_JAVA_OPTIONS))
+    drives = []  # (catalog drive, streams) of every emulated drive the model sized
     for name, c in (out["storage"].items() if isinstance(out.get("storage"), dict) else []):
         for role in ("data", "intermediate"):
             if isinstance(c, dict) and isinstance(c.get(role), dict) and c[role].get("emulate") in catalog():
-                _scale_drive(src, f"storage.{name}.{role}", c[role], model)
+                drives.append(_scale_drive(src, f"storage.{name}.{role}", c[role], model))
+    conf = {**model.hadoop_conf()}
+    if model.hold_map_output and drives:
+        conf["tierbench.local.direct.read.bytes"] = model.direct_read_bytes(drives)
+    engines = [out.get("engine")] + list(out["engines"].values() if isinstance(out.get("engines"), dict) else [])
+    for e in engines:
+        if isinstance(e, dict) and e.get("kind") == "hadoop" and isinstance(e.get("conf", {}), dict):
+            e["conf"] = {**{k: str(v) for k, v in conf.items()}, **e.get("conf", {})}
+            if e.get("mode", "local") == "local":
+                e.setdefault("java_options", list(MODEL_JAVA_OPTIONS))
     return out
 
 
-def _scale_drive(src: str, where: str, d: dict, model: ScaleModel) -> None:
+def _scale_drive(src: str, where: str, d: dict, model: ScaleModel) -> tuple:
     """An emulated drive named from the catalog: its figures x k, x `stands_for` (one device for that many of the
-    target's drives: the hadoop engine writes a data set to one directory)."""
+    target's drives: the hadoop engine writes a data set to one directory); (the catalog's drive, its streams)."""
     many = positive_int(src, f"{where}.stands_for", d.pop("stands_for", 1), 1)
     streams = model.tasks / many  # the target's writers on each drive this device stands for
-    d["figures"] = {f: v * many for f, v in model.drive_figures(catalog()[d["emulate"]], streams).items()}
+    drive = catalog()[d["emulate"]]
+    d["figures"] = {f: v * many for f, v in model.drive_figures(drive, streams).items()}
     # over memory, where it fits: k x the target's figures may be faster than this machine's disk (storage/backing.py)
     d.setdefault("backing", "memory")
+    return drive, streams
 
 
 def _scale_workload(w: dict, m: ScaleModel) -> None:

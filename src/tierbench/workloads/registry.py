@@ -15,7 +15,8 @@ WORKLOADS: dict[str, Workload] = _discover()
 
 
 ENGINE_DETAILS = ("s3a_requests", "s3a_statistics", "s3a_not_covering",  # the engines' (engines/s3a_requests.py)
-                  "held_mb")  # the hadoop engine's: a scale model's spills and map outputs read from memory
+                  "held_mb",  # the hadoop engine's: a scale model's spills and map outputs read from memory
+                  "direct_read_mb")  # and its reduce inputs read past the page cache
 
 
 def measure(workload: str, job: dict, wall_s: float, produced: dict | None = None) -> Measurement:

@@ -207,6 +207,8 @@ def _result(text: str, req: JobRequest) -> tuple[dict, float | None]:
     out["task_phases"] = logparse.task_phases(text)
     if held := logparse.held_bytes(text):  # a scale model's spills and map outputs read back from memory
         out["held_mb"] = held / MB
+    if direct := logparse.direct_read_bytes(text):  # its reduce inputs read from the drive past the page cache
+        out["direct_read_mb"] = direct / MB
     result, wall = req.workload.definition.hadoop_result(log, req)
     out.update(result)
     return out, wall

@@ -105,6 +105,11 @@ def held_bytes(log: str) -> int:
     return sum(int(n) for n in re.findall(r"held \S+ in memory \((\d+) bytes\)", log))
 
 
+def direct_read_bytes(log: str) -> int:
+    """Bytes of reduce inputs a scale model's job read past the page cache (tierbench.io.DirectReads logs each)."""
+    return sum(int(n) for n in re.findall(r"read \S+ past the page cache \((\d+) bytes from the drive\)", log))
+
+
 class HadoopLog:
     """A finished Hadoop job's log, as the workloads read it (their hadoop_result): counters, splits, timings."""
 

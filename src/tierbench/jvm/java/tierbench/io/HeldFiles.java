@@ -86,8 +86,10 @@ final class HeldFiles {
     }
     reserved = true;
     long slabs = (long) Math.ceil(cap(conf) * RESERVE_FACTOR / SLAB);
-    boolean untouched = reserveUntouched(slabs * SLAB);
-    if (!untouched) {
+    List<ByteBuffer> chunks = NativeMemory.carve(slabs * (SLAB / CHUNK), CHUNK, 1);
+    if (chunks != null) {
+      FREE.addAll(chunks);
+    } else {
       for (long i = 0; i < slabs; i++) {
         ByteBuffer slab = ByteBuffer.allocateDirect(SLAB);
         for (int at = 0; at < SLAB; at += CHUNK) {
@@ -96,41 +98,7 @@ final class HeldFiles {
       }
     }
     LOG.info("reserved {} bytes outside the heap for held files{}", slabs * SLAB,
-        untouched ? "" : " (zeroed: the JVM's untouched memory was not reachable)");
-  }
-
-  /**
-   * The chunks over one region of native memory the kernel has mapped but not yet given pages (Unsafe's
-   * allocateMemory, which does not zero it): its pages are charged as held bytes are written into them. Zeroed
-   * (allocateDirect) the reserve took 0.5-0.9 s of each job's start under the page cache budget, whose limit grows
-   * by its room once a poll. False where the JVM does not let this class reach either (the chunks are then zeroed
-   * slabs): DirectByteBuffer's constructor over an address needs java.nio opened, as the hadoop engine does.
-   */
-  private static boolean reserveUntouched(long bytes) {
-    try {
-      java.lang.reflect.Field f = Class.forName("sun.misc.Unsafe").getDeclaredField("theUnsafe");
-      f.setAccessible(true);
-      Object unsafe = f.get(null);
-      Class<?> direct = Class.forName("java.nio.DirectByteBuffer");
-      java.lang.reflect.Constructor<?> at;
-      boolean longCap;
-      try {
-        at = direct.getDeclaredConstructor(long.class, int.class);  // Java 17-20
-        longCap = false;
-      } catch (NoSuchMethodException e) {
-        at = direct.getDeclaredConstructor(long.class, long.class);  // Java 21+
-        longCap = true;
-      }
-      at.setAccessible(true);
-      long base = (long) unsafe.getClass().getMethod("allocateMemory", long.class).invoke(unsafe, bytes);
-      for (long off = 0; off < bytes; off += CHUNK) {
-        FREE.add((ByteBuffer) (longCap ? at.newInstance(base + off, (long) CHUNK) : at.newInstance(base + off, CHUNK)));
-      }
-      return true;
-    } catch (ReflectiveOperationException | RuntimeException e) {
-      FREE.clear();
-      return false;
-    }
+        chunks != null ? "" : " (zeroed: the JVM's untouched memory was not reachable)");
   }
 
   /** The next file written at this path is held (a spill or a map output MapOutputFiles placed). */

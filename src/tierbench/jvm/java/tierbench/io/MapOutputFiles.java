@@ -52,7 +52,9 @@ public class MapOutputFiles extends MROutputFiles {
 
   @Override
   public Path getInputFileForWrite(TaskID mapId, long size) throws IOException {
-    return placed("reduce input", super.getInputFileForWrite(mapId, size), size);
+    Path input = placed("reduce input", super.getInputFileForWrite(mapId, size), size);
+    DirectReads.expect(getConf(), input);
+    return input;
   }
 
   /** Logs where a file went, with the size MapReduce asked room for (its estimate of the file's bytes). */

@@ -45,6 +45,7 @@ public class ParallelLocalProtocolProvider extends ClientProtocolProvider {
       JobConf job = new JobConf(new Path(jobSubmitDir, "job.xml"));
       if (job.getNumReduceTasks() > 0) {
         HeldFiles.reserve(job);
+        DirectReads.reserve(job);
       }
       return super.submitJob(id, jobSubmitDir, credentials);
     }

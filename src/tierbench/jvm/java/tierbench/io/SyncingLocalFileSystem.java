@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Future;
 import org.apache.hadoop.fs.FSDataInputStream;
+import org.apache.hadoop.fs.FSInputStream;
 import org.apache.hadoop.fs.LocalFileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.fs.RawLocalFileSystem;
@@ -79,15 +80,20 @@ public class SyncingLocalFileSystem extends LocalFileSystem {
     /** A held file (HeldFiles) is read from memory; any other from the device. */
     @Override
     public FSDataInputStream open(Path f, int bufferSize) throws IOException {
-      HeldFiles.Held held = HeldFiles.get(pathToFile(f));
-      return held != null && held.open() ? new FSDataInputStream(new HeldFiles.HeldInputStream(held, statistics))
-          : super.open(f, bufferSize);
+      File file = pathToFile(f);
+      HeldFiles.Held held = HeldFiles.get(file);
+      if (held != null && held.open()) {
+        return new FSDataInputStream(new HeldFiles.HeldInputStream(held, statistics));
+      }
+      FSInputStream direct = DirectReads.open(file, statistics);  // a reduce input, past the page cache
+      return direct != null ? new FSDataInputStream(direct) : super.open(f, bufferSize);
     }
 
     @Override
     public boolean delete(Path p, boolean recursive) throws IOException {
       boolean deleted = super.delete(p, recursive);
       HeldFiles.drop(pathToFile(p), recursive);
+      DirectReads.drop(pathToFile(p), recursive);
       return deleted;
     }
 
