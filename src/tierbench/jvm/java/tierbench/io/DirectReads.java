@@ -51,8 +51,8 @@ final class DirectReads {
   /** Buffers for a node's reducers' streams at once (reducers x merge factor), once per JVM, as the job is
    * submitted; none where the JVM's untouched memory is out of reach (the inputs are then read as any file). */
   static synchronized void reserve(Configuration conf) {
-    if (reserved || !HeldFiles.enabled(conf)) {
-      return;
+    if (reserved || !HeldFiles.enabled(conf) || conf.getLong(REQUEST_KEY, DEFAULT_REQUEST) <= 0) {
+      return;  // (0: the reduce inputs read through the page cache, as any file)
     }
     reserved = true;
     long streams = (long) conf.getInt("mapreduce.local.reduce.tasks.maximum", 1)
