@@ -1,7 +1,6 @@
 package tierbench.io;
 
 import com.sun.nio.file.ExtendedOpenOption;
-import java.io.EOFException;
 import java.io.File;
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -12,7 +11,6 @@ import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.FSInputStream;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.slf4j.Logger;
@@ -92,7 +90,7 @@ final class DirectReads {
 
   /** `file` read past the page cache, or null: read it as any file (not a reduce input, no buffer free, or the
    * file system refuses O_DIRECT). */
-  static FSInputStream open(File file, FileSystem.Statistics stats) {
+  static PositionedStream open(File file, FileSystem.Statistics stats) {
     if (MARKED.isEmpty() || !MARKED.contains(file.getAbsolutePath())) {
       return null;
     }
@@ -118,23 +116,19 @@ final class DirectReads {
   }
 
   /** A seekable stream over an O_DIRECT channel: each refill one aligned read of the buffer's size. */
-  static final class Stream extends FSInputStream {
+  static final class Stream extends PositionedStream {
     private final FileChannel ch;
     private final ByteBuffer buf;
-    private final long length;
-    private final FileSystem.Statistics stats;  // the file system's: Hadoop's FILE_BYTES_READ counts these reads
     private final File file;
-    private long pos;
     private long start = -1;  // the file offset buf holds from
     private int filled;
     private long fromDrive;
     private boolean closed;
 
     Stream(FileChannel ch, ByteBuffer buf, long length, FileSystem.Statistics stats, File file) {
+      super(length, stats, file.toString());
       this.ch = ch;
       this.buf = buf;
-      this.length = length;
-      this.stats = stats;
       this.file = file;
     }
 
@@ -168,8 +162,7 @@ final class DirectReads {
         return -1;
       }
       int b = buf.get((int) (pos - start)) & 0xff;
-      pos++;
-      counted(1);
+      advance(1);
       return b;
     }
 
@@ -183,38 +176,8 @@ final class DirectReads {
       }
       int r = (int) Math.min(n, start + filled - pos);
       buf.get((int) (pos - start), b, off, r);
-      pos += r;
-      counted(r);
+      advance(r);
       return r;
-    }
-
-    private void counted(int n) {
-      if (stats != null) {
-        stats.incrementBytesRead(n);
-      }
-    }
-
-    @Override
-    public void seek(long p) throws IOException {
-      if (p < 0 || p > length) {
-        throw new EOFException("seek to " + p + " in " + file + " of " + length + " bytes");
-      }
-      pos = p;
-    }
-
-    @Override
-    public long getPos() {
-      return pos;
-    }
-
-    @Override
-    public boolean seekToNewSource(long target) {
-      return false;
-    }
-
-    @Override
-    public int available() {
-      return (int) Math.min(Integer.MAX_VALUE, length - pos);
     }
 
     @Override

@@ -1,6 +1,5 @@
 package tierbench.io;
 
-import java.io.EOFException;
 import java.io.File;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -14,7 +13,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.hadoop.conf.Configuration;
-import org.apache.hadoop.fs.FSInputStream;
 import org.apache.hadoop.fs.FileSystem;
 import org.apache.hadoop.fs.Path;
 import org.apache.hadoop.fs.StreamCapabilities;
@@ -312,17 +310,14 @@ final class HeldFiles {
   }
 
   /** A held file read back: seekable, as MapReduce's readers of spills and map outputs need. */
-  static final class HeldInputStream extends FSInputStream {
+  static final class HeldInputStream extends PositionedStream {
     private final Held held;
-    private final FileSystem.Statistics stats;  // the file system's: Hadoop's FILE_BYTES_READ counts these reads
-    private long pos;
-
     private boolean closed;
 
     /** Reads `held`, which the caller opened (Held.open). */
     HeldInputStream(Held held, FileSystem.Statistics stats) {
+      super(held.length, stats, "a held file");
       this.held = held;
-      this.stats = stats;
     }
 
     @Override
@@ -334,38 +329,13 @@ final class HeldFiles {
     }
 
     @Override
-    public void seek(long p) throws IOException {
-      if (p < 0 || p > held.length) {
-        throw new EOFException("seek to " + p + " in a held file of " + held.length + " bytes");
-      }
-      pos = p;
-    }
-
-    @Override
-    public long getPos() {
-      return pos;
-    }
-
-    @Override
-    public boolean seekToNewSource(long target) {
-      return false;
-    }
-
-    @Override
     public int read() {
-      if (pos >= held.length) {
+      if (pos >= length) {
         return -1;
       }
-      counted(1);
       int b = held.chunks.get((int) (pos / CHUNK)).get((int) (pos % CHUNK)) & 0xff;
-      pos++;
+      advance(1);
       return b;
-    }
-
-    private void counted(int n) {
-      if (stats != null) {
-        stats.incrementBytesRead(n);
-      }
     }
 
     @Override
@@ -373,20 +343,14 @@ final class HeldFiles {
       if (n == 0) {
         return 0;
       }
-      if (pos >= held.length) {
+      if (pos >= length) {
         return -1;
       }
       int at = (int) (pos % CHUNK);
-      int r = (int) Math.min(Math.min(n, CHUNK - at), held.length - pos);  // within one chunk: callers loop
+      int r = (int) Math.min(Math.min(n, CHUNK - at), length - pos);  // within one chunk: callers loop
       held.chunks.get((int) (pos / CHUNK)).get(at, b, off, r);
-      pos += r;
-      counted(r);
+      advance(r);
       return r;
-    }
-
-    @Override
-    public int available() {
-      return (int) Math.min(Integer.MAX_VALUE, held.length - pos);
     }
   }
 }
