@@ -151,15 +151,8 @@ class Calibration:
         return sorted(self.runs_s)[len(self.runs_s) // 2]
 
     @property
-    def pace_s(self) -> float:
-        """The fastest run: the CPU's pace. What else slows a run here only adds to its time (this machine's slow
-        stretches, a stall of the budget's writeback): in two of four fresh clones 5 of the 7 runs were slowed so,
-        their median 6.6 s where the others' was 5.4 s (docs/scale-model.md, "core_speed, measured")."""
-        return min(self.runs_s)
-
-    @property
     def here_mb_s_per_core(self) -> float:
-        return self.data_bytes / 1e6 / (self.pace_s * self.cores)
+        return self.data_bytes / 1e6 / (self.median_s * self.cores)
 
     @property
     def core_speed(self) -> float:
@@ -270,8 +263,7 @@ def _core_speed_settings(c: Calibration | None) -> tuple[Setting, ...]:
         return (Setting("core_speed", "measured when the study starts", "", f"the target's {c.job} rate per thread "
                         "over this machine's per core"),)
     here = (f"{c.here_mb_s_per_core:.3g} MB/s per core ({c.job}: {c.data_bytes / 1e6:.0f} MB in "
-            f"{c.pace_s:.1f} s of work on {c.cores} cores, the fastest of {len(c.runs_s)} runs; their median "
-            f"{c.median_s:.1f} s)")
+            f"{c.median_s:.1f} s of work on {c.cores} cores, the median of {len(c.runs_s)} runs)")
     return (Setting(f"{c.job} rate where the CPU sets the pace", here, f"{c.target_mb_s_per_thread:g} MB/s per thread",
                     f"core_speed = {c.core_speed:.3g}: the target's rate / this machine's ({c.source})"),)
 

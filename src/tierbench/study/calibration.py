@@ -12,10 +12,9 @@ loop device's copies and the syncs are CPU work the model's runs do too (measure
 on a plain directory with the engine's own writes, 16.1 MB/s per core, and the model's all-SSD TeraSort then took
 29% longer than the calibrated rate gives; on the model's path, 14.3 MB/s per core, and 15%). Without emulation,
 on a plain directory with the engine's own writes. The page cache is synced and dropped before each run where it
-can be (root), so that the writeback of the TeraGen before does not run during the TeraSort. The job's fastest active time (its phases,
+can be (root), so that the writeback of the TeraGen before does not run during the TeraSort. The job's median active time (its phases,
 without the JVM's start and the job's setup: what the model's runs carry to the target, model/transfer.py) gives the
-rate: the model's data / (fastest x this machine's cores), as the target's is its data per node / (runtime x threads):
-the CPU's pace, which what else slows a run here only adds to (model/scale.py Calibration.pace_s).
+rate: the model's data / (median x this machine's cores), as the target's is its data per node / (runtime x threads).
 An interrupted calibration resumes with its study (--resume); a finished one is read back, not run again.
 """
 
@@ -30,8 +29,7 @@ from ..spec.scale import apply_scale, parse_scale
 from ..store.results import CALIBRATION_DIR, ResultsDir
 
 # a CPU-bound job of seconds varied by +-20% from run to run here with the JVM's default JIT, +-10% with the model's
-# JVM options; the median of 5 runs still moved k by +-8% from one fresh clone to the next, and of 7 by +-10% where
-# a slow stretch took most of them (docs/scale-model.md): the fastest of 7 now
+# JVM options; the median of 5 runs still moved k by +-8% from one fresh clone to the next (docs/scale-model.md)
 REPEATS = 7
 # a device no drive's figure comes near: throttled only where what it lies on (memory) could not keep the pace
 UNLIMITED = {"read_mb_s": 100_000.0, "write_mb_s": 100_000.0, "read_iops": 1_000_000.0, "write_iops": 1_000_000.0}
