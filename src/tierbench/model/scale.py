@@ -238,8 +238,9 @@ def _merge_read_setting(m: ScaleModel) -> tuple[Setting, ...]:
     requests sized for the throttle to charge the seek rule (ScaleModel.direct_read_bytes)."""
     if not m.hold_map_output:
         return ()
-    return (Setting("a reducer's reads of its inputs", "past the page cache, once, in requests whose IOPS limit charges "
-                    "a seek each (the hadoop engine's tierbench.local.direct.read.bytes)",
+    return (Setting("a reducer's reads of its inputs", "on the hadoop engine past the page cache, once, in requests "
+                    "whose IOPS limit charges a seek each (tierbench.local.direct.read.bytes); through the page cache "
+                    "on the spark engine",
                     f"from the drives, long after they were written; {READ_SEEK_KIB} KiB requests, each paying a seek",
                     "what a throttle does not charge (seek rule)"),)
 
