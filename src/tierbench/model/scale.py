@@ -108,16 +108,6 @@ class ScaleModel:
         return {"read_mb_s": drive.read_mb_s * k, "write_mb_s": write * k,
                 "read_iops": drive.read_iops * k, "write_iops": drive.write_iops * k}
 
-    def direct_read_bytes(self, drives: list[tuple[Drive, float]]) -> int:
-        """The request size in which the hadoop engine reads a reduce's inputs past the page cache
-        (tierbench.io.DirectReads), for emulated drives of these (drive, streams): the size at which a throttle's
-        IOPS limit charges the seek rule's rate at READ_SEEK_KIB (rate / IOPS, k cancelling out), the largest of the
-        drives' so that none is charged more than its rule (an SSD's MB/s limit comes first at any of these sizes);
-        in whole 4 KiB blocks, O_DIRECT's."""
-        sizes = [stream_mb_s(d, "read", READ_SEEK_KIB, streams) * 1e6 / d.read_iops for d, streams in drives]
-        size = min(MAX_DIRECT_READ, max([MIN_DIRECT_READ, *sizes]))
-        return int(size) // 4096 * 4096
-
     def hadoop_conf(self) -> dict:
         """The MapReduce settings that carry the derived task sizes and concurrency (LocalJobRunner: one JVM)."""
         held = {"tierbench.local.hold": "true", "tierbench.local.hold.max.bytes": HOLD_FACTOR * self.data_bytes}
@@ -196,6 +186,17 @@ def derive(target: Hardware, target_size: int, data_bytes: int, here: Here, core
                          "calibration": calibration.to_dict() if calibration else None})
 
 
+def direct_read_request(drives: list[tuple[Drive, float]]) -> int:
+    """The request size in which the hadoop engine reads a reduce's inputs past the page cache
+    (tierbench.io.DirectReads), for emulated drives of these (drive, streams): the size at which a throttle's IOPS
+    limit charges the seek rule's rate at READ_SEEK_KIB (rate / IOPS, k cancelling out), the largest of the drives'
+    so that none is charged more than its rule (an SSD's MB/s limit comes first at any of these sizes); in whole
+    4 KiB blocks, O_DIRECT's."""
+    sizes = [stream_mb_s(d, "read", READ_SEEK_KIB, streams) * 1e6 / d.read_iops for d, streams in drives]
+    size = min(MAX_DIRECT_READ, max([MIN_DIRECT_READ, *sizes]))
+    return int(size) // 4096 * 4096
+
+
 def hold_rule(target: Hardware, cache_t: float) -> bool:
     """Whether the target reads a map's spills and output back from its page cache: a node's cache holds a wave of
     its maps' (task slots x split x HOLD_FACTOR). The spill is read by its own map seconds after it is written, the
@@ -235,7 +236,7 @@ def _settings(m: ScaleModel, t: Hardware, per_node: float, cache_t: float, reduc
 
 def _merge_read_setting(m: ScaleModel) -> tuple[Setting, ...]:
     """Where the model holds map outputs, the hadoop engine reads the reducers' inputs past the page cache, in
-    requests sized for the throttle to charge the seek rule (ScaleModel.direct_read_bytes)."""
+    requests sized for the throttle to charge the seek rule (direct_read_request)."""
     if not m.hold_map_output:
         return ()
     return (Setting("a reducer's reads of its inputs", "on the hadoop engine past the page cache, once, in requests "

@@ -23,7 +23,7 @@ from pathlib import Path
 from ..errors import SpecError
 from ..fields import between, positive_int, table, unknown_fields
 from ..model.hardware import catalog, load_hardware
-from ..model.scale import MODEL_JAVA_OPTIONS, Calibration, Here, ScaleModel, derive
+from ..model.scale import MODEL_JAVA_OPTIONS, Calibration, Here, ScaleModel, derive, direct_read_request
 from ..units import parse_size
 from ..workloads import WORKLOADS
 
@@ -103,9 +103,9 @@ def apply_scale(src: str, raw: dict, model: ScaleModel) -> dict:
         for role in ("data", "intermediate"):
             if isinstance(c, dict) and isinstance(c.get(role), dict) and c[role].get("emulate") in catalog():
                 drives.append(_scale_drive(src, f"storage.{name}.{role}", c[role], model))
-    conf = {**model.hadoop_conf()}
+    conf = model.hadoop_conf()
     if model.hold_map_output and drives:
-        conf["tierbench.local.direct.read.bytes"] = model.direct_read_bytes(drives)
+        conf["tierbench.local.direct.read.bytes"] = direct_read_request(drives)
     engines = [out.get("engine")] + list(out["engines"].values() if isinstance(out.get("engines"), dict) else [])
     for e in engines:
         if isinstance(e, dict) and e.get("kind") == "hadoop" and isinstance(e.get("conf", {}), dict):

@@ -30,7 +30,7 @@ import org.slf4j.LoggerFactory;
  *
  * Why in requests of tierbench.local.direct.read.bytes: an emulated drive is a throttle, which charges each request
  * its IOPS limit or its MB/s, whichever is longer, never a seek; the scale model sets the size at which the IOPS
- * limit charges the seek rule's rate for the target's merges (model/scale.py, direct_read_bytes). In 1 MiB
+ * limit charges the seek rule's rate for the target's merges (model/scale.py, direct_read_request). In 1 MiB
  * requests the all-HDD TeraSort ran ~20% faster than the study's.
  */
 final class DirectReads {
@@ -49,13 +49,13 @@ final class DirectReads {
   /** Buffers for a node's reducers' streams at once (reducers x merge factor), once per JVM, as the job is
    * submitted; none where the JVM's untouched memory is out of reach (the inputs are then read as any file). */
   static synchronized void reserve(Configuration conf) {
-    if (reserved || !HeldFiles.enabled(conf) || conf.getLong(REQUEST_KEY, DEFAULT_REQUEST) <= 0) {
+    int request = requestBytes(conf);
+    if (reserved || !HeldFiles.enabled(conf) || request == 0) {
       return;  // (0: the reduce inputs read through the page cache, as any file)
     }
     reserved = true;
     long streams = (long) conf.getInt("mapreduce.local.reduce.tasks.maximum", 1)
         * conf.getInt("mapreduce.task.io.sort.factor", 10);
-    int request = requestBytes(conf);
     List<ByteBuffer> buffers = NativeMemory.carve(streams, request, ALIGN);
     if (buffers != null) {
       FREE.addAll(buffers);
@@ -63,10 +63,10 @@ final class DirectReads {
     LOG.info("reserved {} buffers of {} bytes to read reduce inputs past the page cache", FREE.size(), request);
   }
 
-  /** The request size: the conf's, whole blocks of ALIGN bytes (O_DIRECT's), at least one. */
+  /** The request size: the conf's, whole blocks of ALIGN bytes (O_DIRECT's), at least one; 0 where it is 0 or less. */
   static int requestBytes(Configuration conf) {
     long asked = conf.getLong(REQUEST_KEY, DEFAULT_REQUEST);
-    return (int) Math.max(ALIGN, Math.min(1L << 30, asked / ALIGN * ALIGN));
+    return asked <= 0 ? 0 : (int) Math.max(ALIGN, Math.min(1L << 30, asked / ALIGN * ALIGN));
   }
 
   /** A reduce input MapOutputFiles placed: read past the page cache once written. */
