@@ -68,6 +68,21 @@ def jvm_litter() -> set[str]:
 
 
 @pytest.fixture(autouse=True)
+def _no_device_left_up(request):
+    """Every e2e test: an emulated device it brought up and left (a study that failed keeps its devices for --resume)
+    is taken down after it, so that a failed test does not hold up to GBs of the machine's memory for the rest."""
+    if not request.node.get_closest_marker("e2e"):
+        yield
+        return
+    from tierbench.storage import emulation
+
+    before = {d.name for d in emulation.devices()}
+    yield
+    for name in sorted({d.name for d in emulation.devices()} - before):
+        emulation.down(name)
+
+
+@pytest.fixture(autouse=True)
 def _no_jvm_litter(request):
     """Every e2e test: no JVM it caused left anything new in /tmp."""
     if not request.node.get_closest_marker("e2e"):

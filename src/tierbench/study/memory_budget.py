@@ -30,6 +30,14 @@ POLL_S = 0.05
 # to the budget alone evicted the read-ahead windows of every stream before they were read (an all-HDD TeraSort of
 # 128 MB took 137 s, of 256 MB with this room 78-95 s): the room is also the read-ahead's
 HEADROOM = 32 << 20
+# what a JVM's heap may grow by between two polls beyond that room, once the page cache it displaced is gone: above
+# the limit a page fault waits for the next poll, but a read() fails (ENOMEM: cgroup v1 fails a charge outside a
+# page fault), and a JVM loading a class then reports it missing: a TeraValidate of the budget's e2e study, its map
+# tasks allocating their sort buffers (17 MB each) at once, failed twice in a row so (CI, 2026-11-27,
+# "ClassNotFoundException: org.apache.hadoop.io.LongWritable"). So the limit leaves this much more between polls,
+# and a poll that finds the page cache beyond the budget and HEADROOM first lowers the limit to take it back (the
+# kernel reclaims it then, as it would have at the charge) before leaving the room again
+ANON_ROOM = 256 << 20
 
 
 def can_budget() -> str | None:
@@ -76,7 +84,9 @@ class MemoryBudget(Following):
         self.budget = budget_bytes
         self.group = MEMORY / f"tierbench-{study}-{os.getpid()}"
         self._lock = threading.Lock()
-        self._samples: list[int] = []  # the page cache the group held, every poll of the current run
+        # every poll of the current run: the page cache the group held when it came, and what it left the group
+        self._found: list[int] = []
+        self._left: list[int] = []
         self._not_covering: list[str] = []  # what of the current run's processes the group does not hold
         self._origins: dict[int, str] = {}  # pid -> the memory group it was in before it joined
 
@@ -113,15 +123,17 @@ class MemoryBudget(Following):
 
     def start_run(self) -> None:
         with self._lock:
-            self._samples, self._not_covering = [], []
+            self._found, self._left, self._not_covering = [], [], []
 
     def end_run(self) -> dict:
-        """The budget and the page cache held over the run's polls: its median and its most (a JVM reading its jars
-        as it starts fills the cache faster than a poll takes it back: a moment, not what the run held)."""
+        """The budget and the page cache held over the run's polls: the median of what each poll left the group (the
+        cache the run could read from) and the most a poll found (what reads and synced writes had added since the
+        poll before: with the limit's ANON_ROOM, up to 256 MB for a moment; a JVM reading its jars as it starts)."""
         with self._lock:
-            got, gaps = sorted(self._samples) or [0], list(self._not_covering)
-        held = {"page_cache_budget_bytes": self.budget, "page_cache_peak_bytes": got[-1],
-                "page_cache_median_bytes": got[(len(got) - 1) // 2], "polls": len(self._samples)}
+            left, gaps = sorted(self._left) or [0], list(self._not_covering)
+            peak, polls = max(self._found, default=0), len(self._found)
+        held = {"page_cache_budget_bytes": self.budget, "page_cache_peak_bytes": peak,
+                "page_cache_median_bytes": left[(len(left) - 1) // 2], "polls": polls}
         return held | ({"not_covering": gaps} if gaps else {})
 
     def _follow(self) -> None:
@@ -133,11 +145,21 @@ class MemoryBudget(Following):
 
     def _set_limit(self) -> None:
         """The limit set to what the processes hold that is not page cache to bound, + the budget + HEADROOM: the
-        kernel reclaims clean page cache beyond it, never a heap; a process that meets it waits for the next poll."""
+        kernel reclaims clean page cache beyond it, never a heap; then ANON_ROOM more, for a heap that grows before
+        the next poll (the page cache that fills it meanwhile is taken back at that poll)."""
         st = _stat(self.group)
+        found = left = clean_cache(st)
+        limit = limit_for(st, self.budget)
+        if found > self.budget + HEADROOM:
+            try:
+                _write_limit(self.group, limit)  # the kernel reclaims down to it before the write returns
+            except OSError:
+                pass  # EBUSY: a heap grew meanwhile and the cache could not all go; the next poll tries again
+            left = clean_cache(_stat(self.group))
+        _write_limit(self.group, limit + ANON_ROOM)
         with self._lock:
-            self._samples.append(clean_cache(st))
-        (self.group / "memory.limit_in_bytes").write_text(f"{limit_for(st, self.budget)}\n")
+            self._found.append(found)
+            self._left.append(left)
 
     def _release(self) -> None:
         """Processes still in the group back to the group each came from (the root group for those born in it, or
@@ -154,6 +176,10 @@ class MemoryBudget(Following):
             self.group.rmdir()
         except OSError:
             pass
+
+
+def _write_limit(group: Path, limit: int) -> None:
+    (group / "memory.limit_in_bytes").write_text(f"{limit}\n")
 
 
 def remove_stale_groups(memory: Path = MEMORY) -> list[str]:

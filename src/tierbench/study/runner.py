@@ -38,8 +38,9 @@ MAX_SAME_FAILURES = 3  # runs in a row failing with the same cause stop the stud
 # Under a scale model's page cache budget, cgroup v1 charges the kernel's own allocations to the budget group's limit
 # and fails them there (where a page fault waits for the budget's next poll, memory_budget.py): a JVM refused a
 # thread's stack ("Native memory allocation (mmap) failed", TestDFSIO) or a file's lookup failing as "does not
-# exist" (TeraValidate, a file TeraSort had written) when the tasks' buffers were allocated at once. A run that
-# fails under the budget is recorded and run once more; a job that really fails fails twice.
+# exist" (TeraValidate, a file TeraSort had written) when the tasks' buffers were allocated at once. The limit
+# leaves a heap room to grow between polls since 2026-11-27 (ANON_ROOM); a run that still fails under the budget is
+# recorded and run once more; a job that really fails fails twice.
 BUDGET_RACE = ("failed under the page cache budget, whose group can refuse the kernel's own allocations between two "
                "of its polls (cgroup v1): run once more")
 
