@@ -7,8 +7,8 @@ from statistics import median
 
 from ..store import StoredRun
 
-# the room the budget's limit leaves a JVM between two polls (study/memory_budget.py HEADROOM): the page cache
-# may hold the budget plus this
+# the room the budget's limit leaves the page cache beside the budget (study/memory_budget.py HEADROOM): what a
+# poll leaves the group may hold the budget plus this
 SLACK_BYTES = 32 << 20
 
 
