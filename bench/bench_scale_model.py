@@ -20,6 +20,7 @@ from pathlib import Path
 
 from scipy.stats import ttest_ind
 
+from tierbench.analysis.pace import pace, pace_sentence
 from tierbench.analysis.reference import load_section
 from tierbench.model.transfer import active_seconds
 from tierbench.store import ResultsDir
@@ -63,6 +64,10 @@ def main() -> int:
     if fitted:
         print(f"fitted: {', '.join(f'{w} {c}' for w, c in fitted)}: the published runtime the study's core_speed was "
               "calibrated on (its report says so); a ratio to it is not a finding")
+    held = pace(ResultsDir(Path(args.done or args.out)).load())
+    if held:
+        print(f"pace: {held.job} {held.change:+.0%} after the study ({'held' if held.held else 'did NOT hold'}): "
+              + pace_sentence(held))
     return 0
 
 

@@ -205,3 +205,54 @@ def test_nothing_is_calibrated_where_the_drives_cannot_be_emulated(tmp_path, mon
     with pytest.raises(UserError, match="needs root"):
         calibrated(parse_spec(raw, source="scaled.toml"), raw, tmp_path, tmp_path / "r", ["tierbench"], resume=False)
     assert not (tmp_path / "r").exists()
+
+
+def test_the_pace_check_runs_the_calibrations_job_again_after_the_study(tmp_path, monkeypatch):
+    """After a calibrated study: the calibration's study again, PACE_REPEATS runs, in calibration-after/, under the
+    study's page cache budget; nothing for a study whose core_speed was given."""
+    from tierbench.study import calibration, runner
+
+    seen = []
+    monkeypatch.setattr(runner.StudyRunner, "run", lambda self: seen.append(self))
+    raw = tomllib.loads(QUICK)
+    measured = parse_spec(raw, source="scaled.toml", calibration_runs=(5.0, 5.2, 5.4))
+    calibration.pace_check(measured, raw, tmp_path, tmp_path / "r", ["tierbench"])
+    (check,) = seen
+    assert check.results.path == tmp_path / "r" / "calibration-after" and check.resume is False
+    assert check.spec.repeats == calibration.PACE_REPEATS and check.spec.name.endswith("-calibration-after")
+    assert [w.name for w in check.spec.workloads] == ["teragen", "terasort"] and check.spec.scale is None
+    assert check.page_cache_budget == measured.scale["page_cache_bytes"]
+    calibration.pace_check(_spec(core_speed=0.5), raw, tmp_path, tmp_path / "r2", ["tierbench"])
+    assert len(seen) == 1  # core_speed given: no calibration, so no pace to check
+
+
+def _with_pace_check(tmp_path, before: tuple[float, ...]) -> Path:
+    """Scaled results whose calibration's runs took `before` s of work, and a pace check whose runs are the
+    committed quickstart results' (their TeraSorts' work)."""
+    d, _ = _scaled_results(tmp_path, {"single": 1 << 20, "split": 1 << 20})
+    study = json.loads((d / "study.json").read_text())
+    study["spec"]["scale"] = parse_spec(tomllib.loads(QUICK), source="s.toml", calibration_runs=before).scale
+    (d / "study.json").write_text(json.dumps(study))
+    shutil.copytree(Path(__file__).parent / "fixtures" / "quickstart-results", d / "calibration-after")
+    return d
+
+
+def test_the_report_says_whether_this_machines_pace_held_through_the_study(tmp_path):
+    from statistics import median
+
+    from tierbench.analysis.pace import pace
+    from tierbench.model.transfer import active_seconds
+
+    after = [active_seconds(r) for r in ResultsDir(Path(__file__).parent / "fixtures" / "quickstart-results").load().runs
+             if r.ok and r.label == "terasort"]
+    steady = _with_pace_check(tmp_path / "a", tuple(t * 1.05 for t in after))
+    p = pace(ResultsDir(steady).load())
+    assert p.after_s == tuple(after) and p.change == pytest.approx(1 / 1.05 - 1) and p.held
+    text = str(_section(steady))
+    assert f"median {median(after):.2f} s against {median(after) * 1.05:.2f} s before the study (-5%)" in text
+    assert "pace held within 10%" in text and "NOT" not in text
+    slowed = _with_pace_check(tmp_path / "b", tuple(t * 0.8 for t in after))  # the study's machine 25% slower after
+    text = str(_section(slowed))
+    assert "(+25%)" in text and "did NOT hold" in text and "up to about 25%" in text
+    shutil.rmtree(steady / "calibration-after")  # (a study made before there was a pace check)
+    assert pace(ResultsDir(steady).load()) is None and "After the study" not in str(_section(steady))

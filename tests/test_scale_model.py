@@ -329,7 +329,13 @@ def check_calibration(results: Path) -> None:
     # its writes paying a seek a 1 MiB request: six of the target's writers on each drive
     seeking = 1.048576 / (1.048576 / 130 + 1 / 150)
     assert device["profile"]["write_mb_s"] == pytest.approx(2 * seeking * scale["rate_factor"], rel=0.01), device
-    assert "measured, not assumed" in (results / "report.md").read_text()
+    report = (results / "report.md").read_text()
+    assert "measured, not assumed" in report
+    from tierbench.study.calibration import PACE_REPEATS  # and after the study, the job again: the pace check
+
+    after = [json.loads(line) for line in (results / "calibration-after" / "runs.jsonl").read_text().splitlines()]
+    assert sum(r["workload"] == "terasort" and r["status"] == "ok" for r in after) == PACE_REPEATS
+    assert "After the study its terasort ran again" in report and ("pace held" in report or "did NOT hold" in report)
 
 
 def device_read_bytes(run: dict) -> int:

@@ -17,7 +17,7 @@ def add_parser(subparsers):
                                           "the SanDisk 2014 TeraSort study (1 TB on six nodes) as a scale model on one machine "
                                           "(docs/scale-model.md) -- all-HDD vs. HDD with an SSD for intermediate data vs. "
                                           "all-SSD, on emulated 2014 drives (sized by this machine's TeraSort rate, "
-                                          "measured first), a page cache budget, durable writes, Hadoop's "
+                                          "measured first and again after: whether it held), a page cache budget, durable writes, Hadoop's "
                                           "TeraGen + TeraSort (the jobs the study timed), 3 repeats. Elsewhere: two configurations on local "
                                           "directories under --out (one directory for everything vs. separate data and "
                                           "intermediate directories, the intermediate one split in 4), DFSIO write + read and "

@@ -35,7 +35,7 @@ def run_study(spec_path: str, out: str | None, resume: bool, base_dir: Path | No
     if raw is None:
         raw, base_dir = read_spec(spec_path)
     spec = parse_spec(raw, source=spec_path, base_dir=base_dir)
-    from ..study.calibration import calibrated
+    from ..study.calibration import calibrated, pace_check
     from ..study.runner import StudyRunner  # the engines and the sampler: only for a valid spec
 
     out_dir = Path(out) if out else Path("tierbench-results") / spec.name
@@ -43,6 +43,7 @@ def run_study(spec_path: str, out: str | None, resume: bool, base_dir: Path | No
     spec = calibrated(spec, raw, base_dir or Path.cwd(), out_dir, command_line, resume, allow_mixed, unemulated)
     runner = StudyRunner(spec, out_dir, command_line, resume=resume, allow_mixed=allow_mixed, unemulated=unemulated)
     results = runner.run()
+    pace_check(spec, raw, base_dir or Path.cwd(), out_dir, command_line, allow_mixed, unemulated)
     from .report import render
 
     html_path, md_path = render(results.path, allow_mixed=allow_mixed)

@@ -7,6 +7,7 @@ from datetime import datetime, timezone
 
 from ..analysis.cost import study_costs
 from ..analysis.observation import RunObservation, observe
+from ..analysis.pace import Pace, pace
 from ..analysis.stats import Analysis, analyse, per_value_baselines, runs_for_analysis
 from ..analysis.tables import per_run_values, profiled_runs
 from ..store import StoredRun, StoredStudy
@@ -27,13 +28,14 @@ class StudyFacts:
     git_commit: str | None
     command_line: list[str]
     memory_budget: dict | None = None  # a scale model's page cache budget: enforced, or why not
+    pace: Pace | None = None  # a scale model's calibration job before and after the study
 
     @classmethod
     def of(cls, stored: StoredStudy) -> "StudyFacts":
         study = stored.study
         return cls(stored.probe or {}, study.probe_error, stored.predictions, study.node_check, study.emulated or {},
                    bool(study.emulation_skipped), study.engine_applications or {}, study.tool_version, study.git_commit,
-                   study.command_line, study.memory_budget)
+                   study.command_line, study.memory_budget, pace(stored))
 
 
 @dataclass(frozen=True)

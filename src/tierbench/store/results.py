@@ -32,6 +32,7 @@ RUNS_FILE = "runs.jsonl"
 RESERVE_FILE = ".tierbench-reserve"
 RESERVE_BYTES = 1 << 20  # a few hundred run records
 CALIBRATION_DIR = "calibration"  # a scale model's calibration study, a results folder inside the study's (study/calibration.py)
+PACE_CHECK_DIR = "calibration-after"  # the calibration's job again after the study (study/calibration.py pace_check)
 
 
 def _is_calibration(path: Path) -> bool:

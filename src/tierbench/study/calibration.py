@@ -26,11 +26,15 @@ from ..errors import UserError
 from ..model.transfer import active_seconds
 from ..spec import Spec, parse_spec
 from ..spec.scale import apply_scale, parse_scale
-from ..store.results import CALIBRATION_DIR, ResultsDir
+from ..store.results import CALIBRATION_DIR, PACE_CHECK_DIR, STUDY_FILE, ResultsDir
 
 # a CPU-bound job of seconds varied by +-20% from run to run here with the JVM's default JIT, +-10% with the model's
 # JVM options; the median of 5 runs still moved k by +-8% from one fresh clone to the next (docs/scale-model.md)
 REPEATS = 7
+# after the study, the job again: whether this machine's pace held from the calibration to the study's end (the
+# clones of docs/scale-model.md whose ratios missed were those where a slow stretch covered the calibration alone, or
+# the study alone); three runs, about 20 s on the quickstart
+PACE_REPEATS = 3
 # a device no drive's figure comes near: throttled only where what it lies on (memory) could not keep the pace
 UNLIMITED = {"read_mb_s": 100_000.0, "write_mb_s": 100_000.0, "read_iops": 1_000_000.0, "write_iops": 1_000_000.0}
 UNLIMITED_SIZE = "2GB"
@@ -70,10 +74,44 @@ def calibrated(spec: Spec, raw: dict, base_dir: Path, out_dir: Path, command_lin
     return measured
 
 
-def calibration_spec(spec: Spec, raw: dict, base_dir: Path, folder: Path, emulated: bool = False) -> Spec:
+def pace_check(spec: Spec, raw: dict, base_dir: Path, out_dir: Path, command_line: list[str],
+               allow_mixed: bool = False, unemulated: bool = False) -> None:
+    """After a study whose core_speed was measured: the calibration's job PACE_REPEATS times more, as the calibration
+    ran it, in the results folder's calibration-after/ (continued where an interrupted one stopped, read back once
+    done), so that the report can say whether this machine's pace held from the calibration to the study's end
+    (analysis/pace.py). Its failure is said, never the study's."""
+    c = (spec.scale or {}).get("calibration") or {}
+    if c.get("status") != "measured":
+        return
+    from .runner import StudyRunner
+
+    folder = out_dir / PACE_CHECK_DIR
+    emulated = any(s.emulated for s in spec.storage) and not unemulated
+    print(f"tierbench: pace check: the calibration's {c['job']} again, {PACE_REPEATS} runs in {folder}: whether this "
+          "machine's pace held through the study", file=sys.stderr, flush=True)
+    check = calibration_spec(spec, raw, base_dir, folder, emulated, repeats=PACE_REPEATS, suffix="after")
+    try:
+        StudyRunner(check, folder, command_line + ["(pace check)"], resume=(folder / STUDY_FILE).is_file(),
+                    allow_mixed=allow_mixed, side_study=True, page_cache_budget=spec.scale["page_cache_bytes"]).run()
+    except UserError as e:
+        print(f"tierbench: pace check: not run: {e} (the study's results stand; the report says nothing of the pace)",
+              file=sys.stderr, flush=True)
+        return
+    from ..analysis.pace import PACE_TOLERANCE, pace
+
+    p = pace(ResultsDir(out_dir).load()) if (out_dir / STUDY_FILE).is_file() else None
+    if p:
+        print(f"tierbench: pace check: {c['job']} {p.change:+.0%} of its work before the study: this machine's pace "
+              + (f"held (within {PACE_TOLERANCE:.0%})" if p.held else "did NOT hold: the report says what that does to "
+                 "the ratios"), file=sys.stderr, flush=True)
+
+
+def calibration_spec(spec: Spec, raw: dict, base_dir: Path, folder: Path, emulated: bool = False,
+                     repeats: int = REPEATS, suffix: str = "") -> Spec:
     """The calibration's own study: the model's workloads up to the calibrated job, no scale model (no drive's
     limits; its runner holds the model's page cache budget), on a memory-backed device with durable writes where
-    the study emulates its drives, else on a plain directory with the engine's own writes."""
+    the study emulates its drives, else on a plain directory with the engine's own writes; `repeats` times, its
+    name the study's + "-calibration" (+ "-" + `suffix`)."""
     model = parse_scale(spec.source, raw, base_dir)
     job = model.calibration["job"]
     out = apply_scale(spec.source, raw, model)  # the model's sizes, tasks and engine settings
@@ -84,7 +122,8 @@ def calibration_spec(spec: Spec, raw: dict, base_dir: Path, folder: Path, emulat
         out["engines"] = {first: out["engines"][first]}
     names = [w.get("name") for w in out["workloads"]]
     out["workloads"] = out["workloads"][:names.index(job) + 1]
-    out.update(name=f"{spec.name[:52]}-calibration", repeats=REPEATS, durability="engine", drop_caches="auto",
+    name = f"{spec.name[:52 - len(suffix) - bool(suffix)]}-calibration" + (f"-{suffix}" if suffix else "")
+    out.update(name=name, repeats=repeats, durability="engine", drop_caches="auto",
                free_page_reporting="as-is",
                description=f"{spec.name}'s calibration: {job} where the CPU sets the pace (study/calibration.py)")
     out["storage"] = {"calibration": {"description": "a plain directory of this machine's: no drive sets the pace",

@@ -3,6 +3,7 @@ and whether the page cache budget held in the runs."""
 
 from statistics import median
 
+from ...analysis.pace import Pace, pace_sentence
 from ...analysis.scale_check import SLACK_BYTES, budget_held
 from ...model.transfer import active_seconds
 from ...units import format_size
@@ -20,7 +21,7 @@ def sections(ctx: ReportContext) -> list[Section]:
                   "(docs/scale-model.md).", muted=True),
         Table(["setting", "here", "on the target", "keeps"],
               [[s["name"], s["here"], s["target"], s["keeps"]] for s in scale["settings"]])]
-    blocks += _calibration(scale.get("calibration"))
+    blocks += _calibration(scale.get("calibration"), ctx.facts.pace)
     if scale.get("breaks"):
         blocks.append(Paragraph("Where the model breaks: " + "; ".join(scale["breaks"]) + "."))
     blocks += _work(ctx) + _budget(ctx)
@@ -51,20 +52,21 @@ def _work(ctx: ReportContext) -> list:
             Table(["workload", "configuration", "runs", "runtime", "work", f"work / {base}'s"], rows)]
 
 
-def _calibration(c: dict | None) -> list:
-    """Where core_speed came from, and what that makes of the finding its source is (a fitted figure, not one found)."""
+def _calibration(c: dict | None, pace: Pace | None = None) -> list:
+    """Where core_speed came from, what that makes of the finding its source is (a fitted figure, not one found), and
+    whether this machine's pace held through the study (its pace check)."""
     if not c:
         return []
     if c.get("status") != "measured":
         return [Paragraph(f"core_speed was to be measured ({c['job']}) but no calibration is recorded: the drives ran at "
                           "k for core_speed 1.")]
     return [Paragraph(f"core_speed {c['core_speed']:.3g} was measured, not assumed: {c['job']} ran at the model's size "
-                      "with no drive's limits and no page cache budget, so that the CPU set the pace "
+                      "with no drive's limits (under the model's page cache budget), so that the CPU set the pace "
                       f"({len(c['runs_s'])} runs, {', '.join(f'{t:.1f}' for t in c['runs_s'])} s of work, without the "
                       "JVM's start: calibration/ in the results folder, whose study.json says on what storage), and the "
                       f"target's rate per thread is {c['target_mb_s_per_thread']:g} MB/s ({c['source']}). That run's "
                       "figure is therefore the model's calibration, not a finding: a ratio to it is fitted, the others "
-                      "are not (docs/scale-model.md).")]
+                      "are not (docs/scale-model.md).")] + ([Paragraph(pace_sentence(pace))] if pace else [])
 
 
 def _budget(ctx: ReportContext) -> list:
