@@ -33,7 +33,7 @@ from ..store.results import CALIBRATION_DIR, PACE_CHECK_DIR, STUDY_FILE, Results
 REPEATS = 7
 # after the study, the job again: whether this machine's pace held from the calibration to the study's end (the
 # clones of docs/scale-model.md whose ratios missed were those where a slow stretch covered the calibration alone, or
-# the study alone); three runs, about 20 s on the quickstart
+# the study alone); three runs: about 40 s of the quickstart with its device's bring-up and fio check
 PACE_REPEATS = 3
 # a device no drive's figure comes near: throttled only where what it lies on (memory) could not keep the pace
 UNLIMITED = {"read_mb_s": 100_000.0, "write_mb_s": 100_000.0, "read_iops": 1_000_000.0, "write_iops": 1_000_000.0}
