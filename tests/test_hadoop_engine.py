@@ -54,9 +54,11 @@ intermediate = {{ dirs = ["{tmp_path}/d2"], split = 2 }}
     assert "disk@spark" in html and "disk@hadoop" in html and "engine hadoop" in html
 
 
-def test_hadoop_engine_refuses_jbod_on_local_dirs(tmp_path, tb_main):
+def test_hadoop_engine_refuses_jbod_on_local_dirs_with_hadoops_own_file_system(tmp_path, tb_main):
+    # (durable local mode spreads a data set over them: tests/test_hadoop_local_dirs.py)
     spec = write_spec(tmp_path / "s.toml", f"""
 name = "j"
+durability = "engine"
 [engine]
 kind = "hadoop"
 [storage.a]

@@ -7,7 +7,7 @@ from ..errors import SpecError
 from ..fields import check_dirs, positive_int, required, unknown_fields
 from ..ownership import NAME_RE
 from ..redaction import has_password_in_url
-from ..storage.emulated_spec import parse_emulated
+from ..storage.emulated_spec import by_drive, interleave_drives, parse_emulated
 from ..storage.types import StorageConfig, parse_data, storage_type
 from .cluster import check_intermediate_applies, check_local_data_reaches_every_node
 from .knobs import swept, token
@@ -26,14 +26,15 @@ def parse_configurations(src, raw: dict, study: str, engines, base_dir: Path, sw
     if not isinstance(storage_raw, dict) or not storage_raw:
         raise SpecError(src, "storage", "at least one storage configuration is needed, e.g. [storage.ssd] data = [\"/ssd/tb\"]")
     storage_raw = _expand_storage_sweeps(src, storage_raw, sweeps)
-    storage = tuple(_parse_configuration(src, study, cname, c, engines, base_dir) for cname, c in storage_raw.items())
+    durable = raw.get("durability", "durable") == "durable"
+    storage = tuple(_parse_configuration(src, study, cname, c, engines, base_dir, durable) for cname, c in storage_raw.items())
     named_intermediate = {cname for cname, c in storage_raw.items() if "intermediate" in c}
     check_intermediate_applies(src, engines, storage, named_intermediate)
     check_local_data_reaches_every_node(src, engines, storage)
     return storage_raw, storage
 
 
-def _parse_configuration(src, study: str, cname: str, c, engines, base_dir: Path) -> StorageConfig:
+def _parse_configuration(src, study: str, cname: str, c, engines, base_dir: Path, durable: bool) -> StorageConfig:
     where = f"storage.{cname}"
     if not NAME_RE.match(cname):
         raise SpecError(src, where, "a configuration name may use letters, digits, '.', '_' and '-'")
@@ -44,28 +45,36 @@ def _parse_configuration(src, study: str, cname: str, c, engines, base_dir: Path
     if isinstance(data_raw, dict) and "emulate" in data_raw:  # a device of a known shape, made for the study
         data_raw, emulated["data"], _ = parse_emulated(src, f"{where}.data", data_raw, f"{study}-{cname}-data")
     data, data_type, replication, store_conf = parse_data(src, f"{where}.data", data_raw, base_dir)
-    drives = len(emulated["data"]) if "data" in emulated else None
-    storage_type(data_type).check_engines(src, f"{where}.data", data, {e.kind for e in engines}, drives)
-    inter_dirs, split = _intermediate(src, study, cname, c, data, emulated, base_dir)
+    inter_dirs, split, data = _intermediate(src, study, cname, c, data, emulated, base_dir)
+    drives = len({e["device"] for e in emulated["data"]}) if "data" in emulated else None
+    hadoop_spreads = durable and all(e.mode == "local" for e in engines if e.kind == "hadoop")
+    storage_type(data_type).check_engines(src, f"{where}.data", data, {e.kind for e in engines}, drives, hadoop_spreads)
     setup, teardown = (_shell_command(src, f"{where}.{key}", c.get(key, "")) for key in ("setup", "teardown"))
     return StorageConfig(cname, data, inter_dirs, split, str(c.get("description", "")), data_type, replication, store_conf,
                          emulated, setup, teardown)
 
 
-def _intermediate(src, study: str, cname: str, c: dict, data, emulated: dict, base_dir: Path) -> tuple[tuple, int]:
+def _intermediate(src, study: str, cname: str, c: dict, data, emulated: dict, base_dir: Path) -> tuple[tuple, int, tuple]:
     """`intermediate`: directories (the data dirs when not given), a table { dirs, split }, or emulated drives
-    (`emulated` gains their devices) -> (the directories, the split)."""
+    (`emulated` gains their devices) -> (the directories, the split, the data directories: with `holds_data`, the
+    intermediate drive's directories after the data drives')."""
     where = f"storage.{cname}.intermediate"
     inter, split = c.get("intermediate", list(data)), 1
     if isinstance(inter, dict) and "emulate" in inter:
-        inter, emulated["intermediate"], with_data = parse_emulated(src, where, inter, f"{study}-{cname}-intermediate",
-                                                                   intermediate=True)
-        if with_data and "data" not in emulated:
-            raise SpecError(src, f"{where}.with_data", "needs emulated data drives too "
-                            "(data = { emulate = ..., drives = N }); with data directories, list them in intermediate")
-        if with_data:  # the data drives take their share of the shuffle too (the Cloudera study's hybrid)
+        inter, emulated["intermediate"], flags = parse_emulated(src, where, inter, f"{study}-{cname}-intermediate",
+                                                               intermediate=True)
+        for key, flag in flags.items():
+            if flag and "data" not in emulated:
+                raise SpecError(src, f"{where}.{key}", "needs emulated data drives too (data = { emulate = ..., "
+                                "drives = N }); with data directories, list them in intermediate (and in data)")
+        own = list(inter)
+        if flags["with_data"]:  # the data drives take their share of the shuffle too (the Cloudera study's hybrid)
             inter = [*data, *inter]
             emulated["intermediate"] = [*emulated.get("data", []), *emulated["intermediate"]]
+        if flags["holds_data"]:  # and the intermediate drive a share of the data sets: an HDFS volume as well
+            own_devices = [e for e in emulated["intermediate"] if e not in emulated["data"]]
+            data = interleave_drives(by_drive(list(data), emulated["data"]) + by_drive(own, own_devices))
+            emulated["data"] = [*emulated["data"], *own_devices]
     elif "intermediate" not in c and "data" in emulated:
         emulated["intermediate"] = emulated["data"]  # intermediate defaults to the data dirs: the same device
     if isinstance(inter, dict):
@@ -75,7 +84,7 @@ def _intermediate(src, study: str, cname: str, c: dict, data, emulated: dict, ba
         if split > MAX_SPLIT:
             raise SpecError(src, f"{where}.split", f"expected at most {MAX_SPLIT} subdirectories, got {split}")
         inter = inter["dirs"]
-    return check_dirs(src, where, inter, base_dir), split
+    return check_dirs(src, where, inter, base_dir), split, tuple(data)
 
 
 def _shell_command(src, where, value) -> str:

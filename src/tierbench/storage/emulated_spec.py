@@ -9,17 +9,19 @@ from ..units import MB
 # figures: a drive of the study's own ({read,write}_mb_s, {read,write}_iops), e.g. a catalog drive scaled by [scale]
 # backing: what the image lies on, "disk" (default) or "memory" (storage/backing.py; [scale] asks for memory)
 EMULATE_KEYS = ("emulate", "size", "drives", "figures", "stands_for", "split", "backing")
-# an emulated intermediate role may also say whether the data drives take their share of the shuffle
-INTERMEDIATE_EMULATE_KEYS = (*EMULATE_KEYS, "with_data")
+# an emulated intermediate role may also say whether the data drives take their share of the shuffle (with_data)
+# and whether it holds a share of the data sets too (holds_data: an HDFS DataNode volume as well)
+INTERMEDIATE_EMULATE_KEYS = (*EMULATE_KEYS, "with_data", "holds_data")
 DEFAULT_SIZE = "8GB"
 MAX_DRIVES = 24
 MAX_SPLIT = 64
 
 
-def parse_emulated(src: str, where: str, value: dict, name: str, intermediate: bool = False) -> tuple[list[str], list[dict], bool]:
+def parse_emulated(src: str, where: str, value: dict, name: str, intermediate: bool = False) -> tuple[list[str], list[dict], dict]:
     """A `data` or `intermediate` table that asks for emulated devices (`drives` of them: a JBOD): their
     directories, the device entries {"device", "profile", "size"} -- the runner brings the devices up before the
-    study and down after it -- and, for `intermediate`, whether the data drives take shuffle too (`with_data`).
+    study and down after it -- and, for `intermediate`, its flags: whether the data drives take shuffle too
+    (`with_data`) and whether it takes a share of the data sets too (`holds_data`).
 
     `split = N` lists each emulated drive as N directories, so Spark's round-robin over local dirs gives that
     drive N shares: the Cloudera study's SSD "split into 10 local directories" beside six HDDs, or (data) one
@@ -46,9 +48,10 @@ def parse_emulated(src: str, where: str, value: dict, name: str, intermediate: b
     split = value.get("split", 1)
     if isinstance(split, bool) or not isinstance(split, int) or not 1 <= split <= MAX_SPLIT:
         raise SpecError(src, f"{where}.split", f"expected a whole number of directories per drive from 1 to {MAX_SPLIT}, got {split!r}")
-    with_data = value.get("with_data", False)
-    if not isinstance(with_data, bool):
-        raise SpecError(src, f"{where}.with_data", f"expected true or false, got {with_data!r}")
+    flags = {key: value.get(key, False) for key in ("with_data", "holds_data")}
+    for key, flag in flags.items():
+        if not isinstance(flag, bool):
+            raise SpecError(src, f"{where}.{key}", f"expected true or false, got {flag!r}")
     backing = value.get("backing", DISK)
     if backing not in BACKINGS:
         raise SpecError(src, f"{where}.backing", f"expected one of {', '.join(map(repr, BACKINGS))}, got {backing!r}")
@@ -56,7 +59,7 @@ def parse_emulated(src: str, where: str, value: dict, name: str, intermediate: b
     mounts = [root_dir() / n / "mnt" for n in names]
     dirs = [str(m) for m in mounts] if split == 1 else [str(m / f"d{i}") for m in mounts for i in range(split)]
     return dirs, [{"device": n, "profile": value["emulate"], "size": size, **({"figures": figures} if figures else {}),
-                   **({"backing": backing} if backing != DISK else {})} for n in names], with_data
+                   **({"backing": backing} if backing != DISK else {})} for n in names], flags
 
 
 def _figures(src: str, where: str, value: dict) -> dict | None:
@@ -75,3 +78,26 @@ def _figures(src: str, where: str, value: dict) -> dict | None:
         raise SpecError(src, f"{where}.figures", f"expected {{ {', '.join(f + ' = <number>' for f in FIGURES)} }} "
                         f"(MB/s and IOPS), got {figures!r}")
     return {f: float(figures[f]) for f in FIGURES}
+
+
+def interleave_drives(drives: list[list[str]]) -> list[str]:
+    """The directories of several drives (each a list: a drive listed as `split` directories takes that many
+    shares) in one list where every prefix holds each drive's share as nearly as it can (smooth weighted round
+    robin): a data set of a few files, part i in directory i mod n, then gives an SSD listed as 10 directories beside
+    six HDDs 10 of every 16 parts however few there are, as HDFS's round robin over a node's 16 volumes does over
+    its thousands of blocks."""
+    total, credit, taken, out = sum(map(len, drives)), [0] * len(drives), [0] * len(drives), []
+    for _ in range(total):
+        for i, dirs in enumerate(drives):
+            credit[i] += len(dirs)
+        pick = max(range(len(drives)), key=lambda i: (credit[i] if taken[i] < len(drives[i]) else -total, -i))
+        credit[pick] -= total
+        out.append(drives[pick][taken[pick]])
+        taken[pick] += 1
+    return out
+
+
+def by_drive(dirs: list[str], devices: list[dict]) -> list[list[str]]:
+    """An emulated role's directories, one list per device (parse_emulated lists each device's `split` in turn)."""
+    per = len(dirs) // max(1, len(devices))
+    return [dirs[i * per:(i + 1) * per] for i in range(len(devices))]

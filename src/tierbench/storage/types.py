@@ -41,9 +41,11 @@ class StorageType(ABC):
     def parse(self, src: str, where: str, value: dict, base_dir: Path) -> tuple[tuple[str, ...], int | None, dict]:
         """Its `data` table (each error naming the field) -> (data locations, replication, Hadoop settings)."""
 
-    def check_engines(self, src, where, data: tuple[str, ...], engine_kinds: set[str], drives: int | None = None) -> None:
+    def check_engines(self, src, where, data: tuple[str, ...], engine_kinds: set[str], drives: int | None = None,
+                      hadoop_spreads: bool = False) -> None:
         """Refuse, in one line, an engine that cannot use this storage as configured (`drives`: how many devices
-        the data dirs are, when tierbench makes them: emulated drives, each listed as `split` dirs)."""
+        the data dirs are, when tierbench makes them: emulated drives, each listed as `split` dirs; `hadoop_spreads`:
+        the hadoop engine's jobs run durable in local mode, where its file system spreads a data set's files)."""
         for kind in sorted(engine_kinds - set(self.engines)):
             raise SpecError(src, where, f"{self.name} storage does not run on the {kind} engine in this version; "
                                         f"it runs on: {', '.join(self.engines)}")

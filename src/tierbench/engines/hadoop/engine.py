@@ -24,7 +24,7 @@ from ..base import Engine
 from ..jobs_jar import jobs_jar
 from . import logparse
 from .. import s3a_requests
-from ...storage.types import COMMITTER_KEY, hadoop_committer_settings
+from ...storage.types import COMMITTER_KEY, hadoop_committer_settings, local_path
 from .runtime import classpath
 from .watch import wait_for_job
 
@@ -44,6 +44,9 @@ LOCAL_OUTPUT_CONF = {"mapreduce.task.local.output.class": "tierbench.io.MapOutpu
 # job (measured: 0.87 s between a TeraGen's last task and that line). A local job is polled in memory: 50 ms.
 LOCAL_MONITOR_CONF = {"mapreduce.client.progressmonitor.pollinterval": "50"}
 S3A_LOGGING_KEY = "fs.iostatistics.logging.level"  # Hadoop's: the level S3AFileSystem.close() logs its IOStatistics at
+# Durable local mode with several data directories: the data set's location in each, over which the file system
+# spreads its files as HDFS's DataNode spreads blocks over its volumes (Volumes.java)
+VOLUMES_KEY = "tierbench.local.volumes"
 DURABLE_LOCAL_CONF = {"fs.file.impl": "tierbench.io.SyncingLocalFileSystem", "mapreduce.framework.name": LOCAL_FRAMEWORK}
 # on YARN the tasks run in the NodeManagers' JVMs, whose classpath tierbench does not set
 YARN_SYNC_GAPS = ("MapReduce on YARN does not sync its map outputs (intermediate data) before a task ends",
@@ -97,6 +100,8 @@ class HadoopEngine(Engine):
             })
         if self.durable_local:
             d.update(DURABLE_LOCAL_CONF)
+            if len(req.outputs) > 1:  # several data dirs: the data set's files spread over them (Volumes.java)
+                d[VOLUMES_KEY] = ",".join(str(local_path(u) or u) for u in req.outputs)
         d.update(req.storage_conf)
         d.update(hadoop_committer_settings(req.storage_conf.get(COMMITTER_KEY)))
         for connector in self._connectors:

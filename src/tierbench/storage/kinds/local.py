@@ -16,15 +16,17 @@ class LocalStorage(StorageType):
         unknown_fields(src, f"{where}.", value, ("type", "dirs"))
         return check_dirs(src, f"{where}.dirs", value.get("dirs"), base_dir), None, {}
 
-    def check_engines(self, src, where, data, engine_kinds, drives=None):
-        # The hadoop engine's jobs write a data set to one directory (the first: Hadoop's FileOutputFormat has one
-        # output path). Several directories of one drive -- an emulated drive listed as `split` directories, so
-        # that it takes that many shares of the intermediate data -- hold it all the same; several drives cannot.
-        if "hadoop" in engine_kinds and (len(data) if drives is None else drives) > 1:
+    def check_engines(self, src, where, data, engine_kinds, drives=None, hadoop_spreads=False):
+        # The hadoop engine's jobs write a data set to one output path. In durable local mode its file system
+        # spreads the files over every data directory as HDFS's DataNode spreads its blocks over its volumes
+        # (SyncingLocalFileSystem, tierbench.local.volumes); elsewhere only several directories of one drive -- an
+        # emulated drive listed as `split` directories for its shares of the intermediate data -- hold it all the same.
+        if "hadoop" in engine_kinds and not hadoop_spreads and (len(data) if drives is None else drives) > 1:
             what = f"{drives} emulated drives" if drives else f"{len(data)} directories"
-            raise SpecError(src, where, f"the hadoop engine writes each data set to one directory, and these are {what}: "
-                            "list one (or one emulated drive, `split` into several directories: the data goes to the "
-                            "first, the shuffle to all); spreading a data set over several drives is what HDFS does")
+            raise SpecError(src, where, f"the hadoop engine writes each data set to one directory here, and these are "
+                            f"{what}: list one (or one emulated drive, `split` into several directories), or run it in "
+                            "local mode with durability = \"durable\" (the default), where its file system spreads a data "
+                            "set's files over the directories as HDFS spreads its blocks")
 
 
 STORAGE_TYPE = LocalStorage()

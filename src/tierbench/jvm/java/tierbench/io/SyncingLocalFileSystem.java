@@ -51,7 +51,11 @@ public class SyncingLocalFileSystem extends LocalFileSystem {
     protected OutputStream createOutputStreamWithMode(Path f, boolean append, FsPermission permission)
         throws IOException {
       File file = pathToFile(f);
-      OutputStream primary = new Synced(super.createOutputStreamWithMode(f, append, permission), file);
+      File placed = append ? null : Volumes.place(getConf(), file);
+      OutputStream primary = placed == null
+          ? new Synced(super.createOutputStreamWithMode(f, append, permission), file)
+          : Volumes.link(file, placed, new Synced(
+              super.createOutputStreamWithMode(new Path(placed.toURI()), false, permission), placed));
       if (!append) {
         primary = HeldFiles.tee(getConf(), file, primary);  // a spill or map output the target's cache would hold
       }
@@ -67,10 +71,10 @@ public class SyncingLocalFileSystem extends LocalFileSystem {
       if (rel.startsWith("..") || rel.startsWith(REPLICA_DIR)) {
         return primary;  // not the job's output (a map output, a spill, a staging file): one copy, as HDFS never sees it
       }
-      File dir = new File(outDir, REPLICA_DIR);
-      dir.mkdirs();
       List<OutputStream> all = new ArrayList<>(List.of(primary));
       for (int i = 1; i < copies; i++) {
+        File dir = new File(Volumes.choose(getConf(), outDir, true), REPLICA_DIR);  // each copy on the next volume
+        dir.mkdirs();
         File replica = new File(dir, rel.replace(File.separatorChar, '_') + ".r" + i);
         all.add(new Synced(new FileOutputStream(replica), replica));
       }
