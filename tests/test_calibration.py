@@ -137,6 +137,34 @@ def test_where_the_study_emulates_the_calibration_runs_on_the_models_io_path_wit
     assert cal.scale is None  # no budget, no drive scaled
 
 
+def test_the_calibration_then_runs_on_the_rates_own_drives_at_the_k_its_runs_gave(tmp_path):
+    """The SanDisk rate is the all-SSD TeraSort's: two SATA SSDs a node, data and intermediate data on them."""
+    from tierbench.study.calibration import FIT_REPEATS, calibration_spec
+
+    from tierbench.spec import __file__ as spec_pkg
+
+    raw, runs = tomllib.loads((Path(spec_pkg).parent / "quickstart-emulated.toml").read_text()), (5.0, 6.0, 5.5)
+    measured = parse_spec(raw, source="scaled.toml", calibration_runs=runs)
+    fit = calibration_spec(measured, raw, tmp_path, tmp_path / "calibration-fit", True, FIT_REPEATS, "fit", runs)
+    (device,) = fit.storage[0].emulated["data"]
+    k = measured.scale["rate_factor"]
+    assert device["profile"] == "sata-ssd-2014" and fit.storage[0].intermediate == fit.storage[0].data
+    assert device["figures"]["read_mb_s"] == pytest.approx(2 * 500 * k, rel=0.01)  # two drives' worth, x k
+    ssd = next(c for c in measured.storage if c.name == "ssd")  # as the study's all-SSD configuration sizes them
+    assert device["figures"] == ssd.emulated["data"][0]["figures"]
+    assert fit.repeats == FIT_REPEATS and fit.durability == "durable" and fit.scale is None
+
+
+@settings(max_examples=30, deadline=None)
+@given(runs=st.lists(st.floats(1, 100), min_size=1, max_size=5), fit=st.lists(st.floats(1, 100), min_size=1, max_size=3))
+def test_the_rate_is_the_runs_on_the_rates_drives_where_measured_and_the_pace_check_compares_the_unlimited_ones(runs, fit):
+    spec = parse_spec(tomllib.loads(QUICK), source="scaled.toml", calibration_runs=tuple(runs), calibration_fit=tuple(fit))
+    c = spec.scale["calibration"]
+    assert c["here_mb_s_per_core"] == pytest.approx(spec.scale["data_bytes"] / 1e6 / (sorted(fit)[len(fit) // 2] * CORES))
+    assert c["runs_s"] == list(runs) and c["fit_s"] == list(fit)  # (analysis/pace.py reads runs_s)
+    assert spec.scale["rate_factor"] * 4.26 * 12 == pytest.approx(c["here_mb_s_per_core"] * CORES)
+
+
 def test_a_folder_holding_a_calibration_takes_its_study_and_nothing_else(tmp_path):
     (tmp_path / "calibration").mkdir()
     with pytest.raises(UserError, match="not empty"):  # a folder of that name that is no results folder: the user's

@@ -22,7 +22,7 @@ from ..units import MB
 FIGURES = ("read_mb_s", "write_mb_s", "read_iops", "write_iops")
 TOP_KEYS = ("name", "source", "nodes", "cores", "memory", "network_gbps", "replication", "erasure", "price_usd",
             "engine", "task_heap", "data", "intermediate", "cpu")
-CPU_KEYS = ("mb_s_per_thread", "source")
+CPU_KEYS = ("mb_s_per_thread", "source", "drive", "count")
 CPU_JOBS = ("teragen", "terasort", "wordcount", "grep", "shuffle", "sql")  # jobs whose rate per thread a description may give
 ENGINES = ("hadoop", "spark")  # whose spill and merge rules the model applies at the target (model/rules.py)
 DRIVE_KEYS = ("drive", "count") + FIGURES
@@ -89,6 +89,8 @@ class CpuRate:
     job: str
     mb_s_per_thread: float
     source: str
+    drive: str = ""  # the drives of the run the rate comes from (data and intermediate on them), of the catalog ...
+    count: int = 0   # ... and how many a node had: the calibration runs the job on them too (study/calibration.py)
 
 
 @dataclass(frozen=True)
@@ -180,7 +182,12 @@ def _cpu_rates(src: str, raw) -> tuple[CpuRate, ...]:
         if not isinstance(source, str) or not source.strip():
             raise SpecError(src, f"cpu.{job}.source", f"expected a string saying where the rate comes from "
                             f"(a run's size, threads and runtime), got {source!r}")
-        rates.append(CpuRate(job, float(rate), source))
+        drive = t.get("drive", "")
+        if drive and drive not in catalog():
+            raise SpecError(src, f"cpu.{job}.drive", f"expected a drive of the catalog (docs/hardware.md: "
+                            f"{', '.join(catalog())}), got {drive!r}")
+        count = field(src, f"cpu.{job}.count", t["count"], bounds.DRIVES_PER_NODE) if drive and "count" in t else 1
+        rates.append(CpuRate(job, float(rate), source, drive, int(count) if drive else 0))
     return tuple(rates)
 
 

@@ -135,21 +135,33 @@ class Calibration:
     runs_s: tuple[float, ...] = ()  # the calibration runs' active times here (their phases); () while pending
     data_bytes: int = 0
     cores: int = 0
+    # the job on the drives of the run the rate comes from (CpuRate.drive), emulated at the k the runs above give:
+    # its active times; () where the rate names no drives (the rate is then the runs' above, taken as CPU alone)
+    fit_s: tuple[float, ...] = ()
+    fit_drive: str = ""
+    fit_count: int = 0
 
     @property
     def median_s(self) -> float:
         return sorted(self.runs_s)[len(self.runs_s) // 2]
 
     @property
+    def rate_s(self) -> float:
+        """The work time the rate comes from: on the rate's run's own drives where measured, else with no drive's
+        limits (the published run then taken as its CPU's alone)."""
+        return sorted(self.fit_s)[len(self.fit_s) // 2] if self.fit_s else self.median_s
+
+    @property
     def here_mb_s_per_core(self) -> float:
-        return self.data_bytes / 1e6 / (self.median_s * self.cores)
+        return self.data_bytes / 1e6 / (self.rate_s * self.cores)
 
     @property
     def core_speed(self) -> float:
         return self.target_mb_s_per_thread / self.here_mb_s_per_core if self.runs_s else 1.0
 
     def to_dict(self) -> dict:
-        d = {**asdict(self), "runs_s": list(self.runs_s), "status": "measured" if self.runs_s else "pending"}
+        d = {**asdict(self), "runs_s": list(self.runs_s), "fit_s": list(self.fit_s),
+             "status": "measured" if self.runs_s else "pending"}
         if self.runs_s:
             d.update(here_mb_s_per_core=self.here_mb_s_per_core, core_speed=self.core_speed)
         return d

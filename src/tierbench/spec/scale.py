@@ -32,9 +32,11 @@ DEFAULT_DATA = "256MB"
 MEASURED = "measured"
 
 
-def parse_scale(src: str, raw: dict, base_dir: Path, calibration_runs: tuple[float, ...] = ()) -> ScaleModel | None:
+def parse_scale(src: str, raw: dict, base_dir: Path, calibration_runs: tuple[float, ...] = (),
+                calibration_fit: tuple[float, ...] = ()) -> ScaleModel | None:
     """The [scale] table's model, or None when the study has none. With core_speed measured, `calibration_runs` are
-    the calibration's wall times (study/calibration.py); without them the model's calibration is pending."""
+    the calibration's work times (study/calibration.py), `calibration_fit` its runs on the rate's own drives;
+    without them the model's calibration is pending."""
     if "scale" not in raw:
         return None
     t = table(src, "scale", raw["scale"], "expected a table such as [scale] target = \"sandisk-hybrid\" size = \"1TB\"")
@@ -50,7 +52,8 @@ def parse_scale(src: str, raw: dict, base_dir: Path, calibration_runs: tuple[flo
     speed = 1.0 if calibration else float(between(src, "scale.core_speed", t.get("core_speed", 1.0), 0.05, 20,
                                                   "a target core's speed relative to one of this machine's, or \"measured\""))
     if calibration and calibration_runs:
-        calibration = replace(calibration, runs_s=tuple(calibration_runs), data_bytes=data, cores=here.cores)
+        calibration = replace(calibration, runs_s=tuple(calibration_runs), data_bytes=data, cores=here.cores,
+                              fit_s=tuple(calibration_fit))
     reducers = positive_int(src, "scale.reducers", t["reducers"], 1) if "reducers" in t else None
     heap = _size(src, "scale.task_heap", t.get("task_heap", "1GB"), decimal=False, what="a task's JVM heap there")
     return derive(target, full, data, here, speed, reducers, task_heap=heap, calibration=calibration)
@@ -65,7 +68,7 @@ def _calibration(src, t: dict, target, workloads) -> Calibration | None:
     names = [w.get("name") for w in workloads if isinstance(w, dict)] if isinstance(workloads, list) else []
     rate = next((r for n in names if (r := target.cpu_rate(n))), None)
     if rate:
-        return Calibration(rate.job, rate.mb_s_per_thread, rate.source)
+        return Calibration(rate.job, rate.mb_s_per_thread, rate.source, fit_drive=rate.drive, fit_count=rate.count)
     if "core_speed" in t:
         jobs = ", ".join(c.job for c in target.cpu) or "none"
         raise SpecError(src, "scale.core_speed", f"\"measured\" needs the target's rate for one of the study's "
@@ -102,7 +105,7 @@ def apply_scale(src: str, raw: dict, model: ScaleModel) -> dict:
     for name, c in (out["storage"].items() if isinstance(out.get("storage"), dict) else []):
         for role in ("data", "intermediate"):
             if isinstance(c, dict) and isinstance(c.get(role), dict) and c[role].get("emulate") in catalog():
-                drives.append(_scale_drive(src, f"storage.{name}.{role}", c[role], model))
+                drives.append(scale_drive(src, f"storage.{name}.{role}", c[role], model))
     conf = model.hadoop_conf()
     if model.hold_map_output and drives:
         conf["tierbench.local.direct.read.bytes"] = direct_read_request(drives)
@@ -115,7 +118,7 @@ def apply_scale(src: str, raw: dict, model: ScaleModel) -> dict:
     return out
 
 
-def _scale_drive(src: str, where: str, d: dict, model: ScaleModel) -> tuple:
+def scale_drive(src: str, where: str, d: dict, model: ScaleModel) -> tuple:
     """An emulated drive named from the catalog: its figures x k, x `stands_for` (one device for that many of the
     target's drives: the hadoop engine writes a data set to one directory); (the catalog's drive, its streams)."""
     many = positive_int(src, f"{where}.stands_for", d.pop("stands_for", 1), 1)

@@ -110,13 +110,14 @@ def read_spec(path: str | os.PathLike) -> tuple[dict, Path]:
 
 
 def parse_spec(raw: dict, source: str = "<spec>", base_dir: Path | None = None,
-               calibration_runs: tuple[float, ...] = ()) -> Spec:
+               calibration_runs: tuple[float, ...] = (), calibration_fit: tuple[float, ...] = ()) -> Spec:
     """A spec's TOML tables -> Spec, table by table (each error naming the field); nothing is left unchecked.
-    `calibration_runs`: a scale model's measured calibration (study/calibration.py), which sizes its drives."""
+    `calibration_runs` (and `calibration_fit`): a scale model's measured calibration (study/calibration.py), which
+    sizes its drives."""
     src = source
     base_dir = base_dir or Path.cwd()
     unknown_fields(src, "", raw, TOP_KEYS)
-    scale = parse_scale(src, raw, base_dir, calibration_runs)
+    scale = parse_scale(src, raw, base_dir, calibration_runs, calibration_fit)
     raw = apply_scale(src, raw, scale) if scale else raw  # the derived settings, checked below as a user's would be
     study = _parse_study(src, raw)
     sweeps: list[dict] = []  # the knobs given as lists, as each table expands them

@@ -33,11 +33,12 @@ RESERVE_FILE = ".tierbench-reserve"
 RESERVE_BYTES = 1 << 20  # a few hundred run records
 CALIBRATION_DIR = "calibration"  # a scale model's calibration study, a results folder inside the study's (study/calibration.py)
 PACE_CHECK_DIR = "calibration-after"  # the calibration's job again after the study (study/calibration.py pace_check)
+FIT_DIR = "calibration-fit"  # the calibration's job on the rate's own drives, before the study (study/calibration.py)
 
 
 def _is_calibration(path: Path) -> bool:
     """The calibration of the study about to be made here: run first, in a results folder of its own."""
-    return path.name == CALIBRATION_DIR and (path / STUDY_FILE).is_file()
+    return path.name in (CALIBRATION_DIR, FIT_DIR) and (path / STUDY_FILE).is_file()
 
 
 def latest_ok(records: list[dict]) -> dict[str, dict]:

@@ -25,8 +25,8 @@ from pathlib import Path
 from ..errors import UserError
 from ..model.transfer import active_seconds
 from ..spec import Spec, parse_spec
-from ..spec.scale import apply_scale, parse_scale
-from ..store.results import CALIBRATION_DIR, PACE_CHECK_DIR, STUDY_FILE, ResultsDir
+from ..spec.scale import apply_scale, parse_scale, scale_drive
+from ..store.results import CALIBRATION_DIR, FIT_DIR, PACE_CHECK_DIR, STUDY_FILE, ResultsDir
 
 # a CPU-bound job of seconds varied by +-20% from run to run here with the JVM's default JIT, +-10% with the model's
 # JVM options; the median of 5 runs still moved k by +-8% from one fresh clone to the next (docs/scale-model.md)
@@ -35,6 +35,8 @@ REPEATS = 7
 # clones of docs/scale-model.md whose ratios missed were those where a slow stretch covered the calibration alone, or
 # the study alone); three runs: about 40 s of the quickstart with its device's bring-up and fio check
 PACE_REPEATS = 3
+# the job on the rate's own drives, at the k the unlimited runs give (_fit_runs): about 40 s of the quickstart
+FIT_REPEATS = 3
 # a device no drive's figure comes near: throttled only where what it lies on (memory) could not keep the pace
 UNLIMITED = {"read_mb_s": 100_000.0, "write_mb_s": 100_000.0, "read_iops": 1_000_000.0, "write_iops": 1_000_000.0}
 UNLIMITED_SIZE = "2GB"
@@ -67,11 +69,39 @@ def calibrated(spec: Spec, raw: dict, base_dir: Path, out_dir: Path, command_lin
         raise UserError(f"{folder}: the calibration's {job} runs failed (their records and logs are there): fix the "
                         f"cause and continue with --resume, or give [scale] core_speed a number to run without it")
     measured = parse_spec(raw, source=spec.source, base_dir=base_dir, calibration_runs=tuple(times))
+    if emulated and measured.scale["calibration"].get("fit_drive"):
+        fit = _fit_runs(measured, raw, base_dir, out_dir, command_line, resume, allow_mixed, tuple(times))
+        measured = parse_spec(raw, source=spec.source, base_dir=base_dir, calibration_runs=tuple(times),
+                              calibration_fit=fit)
     c = measured.scale["calibration"]
     print(f"tierbench: calibration: {job} {c['here_mb_s_per_core']:.3g} MB/s per core here, "
           f"{c['target_mb_s_per_thread']:g} MB/s per thread on {spec.scale['target']}: core_speed {c['core_speed']:.3g}, "
           f"drive speed factor k {measured.scale['rate_factor']:.3g}", file=sys.stderr, flush=True)
     return measured
+
+
+def _fit_runs(measured: Spec, raw: dict, base_dir: Path, out_dir: Path, command_line: list[str], resume: bool,
+              allow_mixed: bool, times: tuple[float, ...]) -> tuple[float, ...]:
+    """The job on the drives of the run the target's rate comes from (the study's all-SSD TeraSort: two SATA SSDs a
+    node), emulated at the k the unlimited runs give, FIT_REPEATS times in calibration-fit/: their work times.
+    Why: that run is the calibration, and the model's own runs on those drives wait for them too (the all-SSD
+    TeraSort's work 1.1 times the unlimited runs' median in the fresh clones of docs/scale-model.md), where the
+    rate taken from the unlimited runs alone made the fitted ratio the model's all-SSD run and not the study's."""
+    from .runner import StudyRunner
+
+    c = measured.scale["calibration"]
+    folder = out_dir / FIT_DIR
+    print(f"tierbench: calibration: the {c['job']} on the rate's own drives ({c['fit_count']} x {c['fit_drive']} at "
+          f"k {measured.scale['rate_factor']:.3g}), {FIT_REPEATS} runs in {folder}", file=sys.stderr, flush=True)
+    fit_spec = calibration_spec(measured, raw, base_dir, folder, True, repeats=FIT_REPEATS, suffix="fit", runs=times)
+    results = StudyRunner(fit_spec, folder, command_line + ["(calibration on the rate's drives)"], resume=resume,
+                          allow_mixed=allow_mixed, side_study=True,
+                          page_cache_budget=measured.scale["page_cache_bytes"]).run()
+    fit = tuple(active_seconds(r) for r in results.load().runs if r.status == "ok" and r.label == c["job"])
+    if not fit:
+        raise UserError(f"{folder}: the calibration's {c['job']} runs on the rate's drives failed (their records and "
+                        "logs are there): fix the cause and continue with --resume")
+    return fit
 
 
 def pace_check(spec: Spec, raw: dict, base_dir: Path, out_dir: Path, command_line: list[str],
@@ -107,12 +137,13 @@ def pace_check(spec: Spec, raw: dict, base_dir: Path, out_dir: Path, command_lin
 
 
 def calibration_spec(spec: Spec, raw: dict, base_dir: Path, folder: Path, emulated: bool = False,
-                     repeats: int = REPEATS, suffix: str = "") -> Spec:
+                     repeats: int = REPEATS, suffix: str = "", runs: tuple[float, ...] = ()) -> Spec:
     """The calibration's own study: the model's workloads up to the calibrated job, no scale model (no drive's
     limits; its runner holds the model's page cache budget), on a memory-backed device with durable writes where
     the study emulates its drives, else on a plain directory with the engine's own writes; `repeats` times, its
-    name the study's + "-calibration" (+ "-" + `suffix`)."""
-    model = parse_scale(spec.source, raw, base_dir)
+    name the study's + "-calibration" (+ "-" + `suffix`). With the unlimited runs' times (`runs`): on the rate's
+    own drives, emulated at the k those give."""
+    model = parse_scale(spec.source, raw, base_dir, runs)
     job = model.calibration["job"]
     out = apply_scale(spec.source, raw, model)  # the model's sizes, tasks and engine settings
     for key in DROPPED:
@@ -133,4 +164,10 @@ def calibration_spec(spec: Spec, raw: dict, base_dir: Path, folder: Path, emulat
                                           "data": {"emulate": "unlimited", "figures": UNLIMITED, "backing": "memory",
                                                    "size": UNLIMITED_SIZE}}}
         out["durability"] = "durable"
+    if emulated and runs:
+        c = model.calibration
+        drive = {"emulate": c["fit_drive"], "stands_for": c["fit_count"], "size": UNLIMITED_SIZE}
+        scale_drive(spec.source, "calibration", drive, model)
+        out["storage"] = {"calibration": {"description": f"the drives of the rate's run: {c['fit_count']} x "
+                                          f"{c['fit_drive']}, data and intermediate data on them", "data": drive}}
     return parse_spec(copy.deepcopy(out), source=f"{spec.source} (calibration)", base_dir=base_dir)

@@ -64,9 +64,21 @@ def _calibration(c: dict | None, pace: Pace | None = None) -> list:
                       "with no drive's limits (under the model's page cache budget), so that the CPU set the pace "
                       f"({len(c['runs_s'])} runs, {', '.join(f'{t:.1f}' for t in c['runs_s'])} s of work, without the "
                       "JVM's start: calibration/ in the results folder, whose study.json says on what storage), and the "
-                      f"target's rate per thread is {c['target_mb_s_per_thread']:g} MB/s ({c['source']}). That run's "
+                      f"target's rate per thread is {c['target_mb_s_per_thread']:g} MB/s ({c['source']}). "
+                      + _fit_sentence(c) + "That run's "
                       "figure is therefore the model's calibration, not a finding: a ratio to it is fitted, the others "
                       "are not (docs/scale-model.md).")] + ([Paragraph(pace_sentence(pace))] if pace else [])
+
+
+def _fit_sentence(c: dict) -> str:
+    """The calibration's runs on the rate's own drives, where it had them: this machine's rate is theirs."""
+    fit = c.get("fit_s") or []
+    if not fit:
+        return "This machine's rate is those runs' median. "
+    return (f"Then on the drives of the run that rate comes from ({c['fit_count']} x {c['fit_drive']}, emulated at the "
+            f"k the runs above give: {len(fit)} runs, {', '.join(f'{t:.1f}' for t in fit)} s of work, calibration-fit/): "
+            f"this machine's rate, {c['here_mb_s_per_core']:.3g} MB/s per core, is their median's, so that the model's "
+            "run on those drives is the published run. ")
 
 
 def _budget(ctx: ReportContext) -> list:
