@@ -254,12 +254,29 @@ def test_the_pace_check_runs_the_calibrations_job_again_after_the_study(tmp_path
     assert len(seen) == 1  # core_speed given: no calibration, so no pace to check
 
 
-def _with_pace_check(tmp_path, before: tuple[float, ...]) -> Path:
+def test_after_a_calibration_on_the_rates_drives_the_pace_check_runs_on_them_and_is_compared_with_those_runs(
+        tmp_path, monkeypatch):
+    from tierbench.analysis.pace import pace
+    from tierbench.study import calibration, runner
+
+    seen = []
+    monkeypatch.setattr(runner.StudyRunner, "run", lambda self: seen.append(self))
+    raw = tomllib.loads(QUICK)
+    measured = parse_spec(raw, source="scaled.toml", calibration_runs=(5.0, 5.2, 5.4), calibration_fit=(6.0,) * 7)
+    calibration.pace_check(measured, raw, tmp_path, tmp_path / "r", ["tierbench"])
+    (device,) = seen[0].spec.storage[0].emulated["data"]
+    assert device["profile"] == "sata-ssd-2014"  # as the fit runs ran, at the k the unlimited runs gave
+    d = _with_pace_check(tmp_path / "a", (5.0, 5.2, 5.4), fit=(9.0,) * 7)
+    assert pace(ResultsDir(d).load()).before_s == (9.0,) * 7
+
+
+def _with_pace_check(tmp_path, before: tuple[float, ...], fit: tuple[float, ...] = ()) -> Path:
     """Scaled results whose calibration's runs took `before` s of work, and a pace check whose runs are the
     committed quickstart results' (their TeraSorts' work)."""
     d, _ = _scaled_results(tmp_path, {"single": 1 << 20, "split": 1 << 20})
     study = json.loads((d / "study.json").read_text())
-    study["spec"]["scale"] = parse_spec(tomllib.loads(QUICK), source="s.toml", calibration_runs=before).scale
+    study["spec"]["scale"] = parse_spec(tomllib.loads(QUICK), source="s.toml", calibration_runs=before,
+                                        calibration_fit=fit).scale
     (d / "study.json").write_text(json.dumps(study))
     shutil.copytree(Path(__file__).parent / "fixtures" / "quickstart-results", d / "calibration-after")
     return d

@@ -44,7 +44,8 @@ def pace(stored: StoredStudy) -> Pace | None:
     if c.get("status") != "measured" or not c.get("runs_s") or not (folder / STUDY_FILE).is_file():
         return None
     after = [active_seconds(r) for r in ResultsDir(folder).load().runs if r.ok and r.label == c["job"]]
-    return Pace(c["job"], tuple(c["runs_s"]), tuple(after)) if after else None
+    before = c.get("fit_s") or c["runs_s"]  # the runs the rate comes from: the pace check ran as they did
+    return Pace(c["job"], tuple(before), tuple(after)) if after else None
 
 
 def pace_sentence(p: Pace) -> str:

@@ -35,8 +35,11 @@ REPEATS = 7
 # clones of docs/scale-model.md whose ratios missed were those where a slow stretch covered the calibration alone, or
 # the study alone); three runs: about 40 s of the quickstart with its device's bring-up and fio check
 PACE_REPEATS = 3
-# the job on the rate's own drives, at the k the unlimited runs give (_fit_runs): about 40 s of the quickstart
-FIT_REPEATS = 3
+# Where the target's rate names its run's drives: the unlimited runs only size those drives (SIZING_REPEATS: an
+# error of theirs moves the drives' speed, which is a tenth of the fitted run's time), and the rate comes from
+# FIT_REPEATS runs on them (_fit_runs), which the pace check's runs, on the same drives, are compared with
+SIZING_REPEATS = 3
+FIT_REPEATS = 7
 # a device no drive's figure comes near: throttled only where what it lies on (memory) could not keep the pace
 UNLIMITED = {"read_mb_s": 100_000.0, "write_mb_s": 100_000.0, "read_iops": 1_000_000.0, "write_iops": 1_000_000.0}
 UNLIMITED_SIZE = "2GB"
@@ -56,11 +59,12 @@ def calibrated(spec: Spec, raw: dict, base_dir: Path, out_dir: Path, command_lin
     emulated = any(c.emulated for c in spec.storage) and not unemulated
     if emulated:
         check_can_emulate()
-    job = spec.scale["calibration"]["job"]
-    folder = out_dir / CALIBRATION_DIR
+    job, fitted = spec.scale["calibration"]["job"], emulated and bool(spec.scale["calibration"].get("fit_drive"))
+    folder, repeats = out_dir / CALIBRATION_DIR, SIZING_REPEATS if fitted else REPEATS
     print(f"tierbench: calibration: this machine's {job} rate, where its CPU sets the pace, before the emulated drives "
-          f"are sized ({REPEATS} runs in {folder})", file=sys.stderr, flush=True)
-    cal_spec = calibration_spec(spec, raw, base_dir, folder, emulated)
+          f"are sized ({repeats} runs in {folder}" + (", to size the rate's own drives" if fitted else "") + ")",
+          file=sys.stderr, flush=True)
+    cal_spec = calibration_spec(spec, raw, base_dir, folder, emulated, repeats=repeats)
     runner = StudyRunner(cal_spec, folder, command_line + ["(calibration)"], resume=resume,
                          allow_mixed=allow_mixed, side_study=True, page_cache_budget=spec.scale["page_cache_bytes"])
     results = runner.run()
@@ -69,7 +73,7 @@ def calibrated(spec: Spec, raw: dict, base_dir: Path, out_dir: Path, command_lin
         raise UserError(f"{folder}: the calibration's {job} runs failed (their records and logs are there): fix the "
                         f"cause and continue with --resume, or give [scale] core_speed a number to run without it")
     measured = parse_spec(raw, source=spec.source, base_dir=base_dir, calibration_runs=tuple(times))
-    if emulated and measured.scale["calibration"].get("fit_drive"):
+    if fitted:
         fit = _fit_runs(measured, raw, base_dir, out_dir, command_line, resume, allow_mixed, tuple(times))
         measured = parse_spec(raw, source=spec.source, base_dir=base_dir, calibration_runs=tuple(times),
                               calibration_fit=fit)
@@ -119,7 +123,8 @@ def pace_check(spec: Spec, raw: dict, base_dir: Path, out_dir: Path, command_lin
     emulated = any(s.emulated for s in spec.storage) and not unemulated
     print(f"tierbench: pace check: the calibration's {c['job']} again, {PACE_REPEATS} runs in {folder}: whether this "
           "machine's pace held through the study", file=sys.stderr, flush=True)
-    check = calibration_spec(spec, raw, base_dir, folder, emulated, repeats=PACE_REPEATS, suffix="after")
+    sized = tuple(c["runs_s"]) if emulated and c.get("fit_s") else ()  # (on the rate's drives, as its fit runs ran)
+    check = calibration_spec(spec, raw, base_dir, folder, emulated, repeats=PACE_REPEATS, suffix="after", runs=sized)
     try:
         StudyRunner(check, folder, command_line + ["(pace check)"], resume=(folder / STUDY_FILE).is_file(),
                     allow_mixed=allow_mixed, side_study=True, page_cache_budget=spec.scale["page_cache_bytes"]).run()
