@@ -301,3 +301,52 @@ def test_the_report_says_whether_this_machines_pace_held_through_the_study(tmp_p
     assert "(+25%)" in text and "did NOT hold" in text and "up to about 25%" in text
     shutil.rmtree(steady / "calibration-after")  # (a study made before there was a pace check)
     assert pace(ResultsDir(steady).load()) is None and "After the study" not in str(_section(steady))
+
+
+def check_calibration(results: Path) -> None:
+    """The study's core_speed was measured before its drives were sized: its calibration study's TeraSorts ran ok on
+    the model's IO path without its limits (a memory-backed device, durable writes; gone after it), sizing the drives
+    of the run the target's rate comes from (two SATA SSDs), on which the job then ran again: the rate is those runs',
+    and the drives the study emulated are the target's x the k they give."""
+    import json
+
+    from tierbench.study.calibration import FIT_REPEATS, PACE_REPEATS, SIZING_REPEATS
+
+    study = json.loads((results / "study.json").read_text())
+    scale, cal = study["spec"]["scale"], study["spec"]["scale"]["calibration"]
+    sorts, cal_device = _calibration_sorts(results / "calibration")
+    assert cal["status"] == "measured" and sorted(cal["runs_s"]) == pytest.approx(sorted(sorts)), cal
+    assert len(sorts) == SIZING_REPEATS and cal_device["profile"]["name"] == "unlimited", cal_device
+    fits, fit_device = _calibration_sorts(results / "calibration-fit")
+    assert sorted(cal["fit_s"]) == pytest.approx(sorted(fits)) and len(fits) == FIT_REPEATS
+    cores = os.cpu_count() or 1  # k = cores here / (12 there x core_speed), core_speed = 4.26 / the rate per core here
+    first_k = cores / 12 * (scale["data_bytes"] / 1e6 / (sorted(sorts)[len(sorts) // 2] * cores)) / 4.26
+    assert fit_device["profile"]["name"] == "sata-ssd-2014"
+    assert fit_device["profile"]["read_mb_s"] == pytest.approx(2 * 500 * first_k, rel=0.01), fit_device
+    here = scale["data_bytes"] / 1e6 / (sorted(fits)[len(fits) // 2] * (os.cpu_count() or 1))
+    assert cal["core_speed"] == pytest.approx(4.26 / here)
+    device = next(iter(study["emulated"].values()))  # the HDD pair, at the target's speed x k
+    assert device["profile"]["read_mb_s"] == pytest.approx(2 * 130 * scale["rate_factor"], rel=0.01), device
+    # its writes paying a seek a 1 MiB request: six of the target's writers on each drive
+    seeking = 1.048576 / (1.048576 / 130 + 1 / 150)
+    assert device["profile"]["write_mb_s"] == pytest.approx(2 * seeking * scale["rate_factor"], rel=0.01), device
+    report = (results / "report.md").read_text()
+    assert "measured, not assumed" in report and "on the drives of the run that rate comes from" in report
+    after, _ = _calibration_sorts(results / "calibration-after")  # and after the study, the job again: the pace check
+    assert len(after) == PACE_REPEATS
+    assert "After the study its terasort ran again" in report and ("pace held" in report or "did NOT hold" in report)
+
+
+def _calibration_sorts(folder: Path) -> tuple[list[float], dict]:
+    """A calibration study's TeraSorts' work (their phases; every one ok) and its one emulated device, brought down."""
+    import json
+
+    runs = [json.loads(line) for line in (folder / "runs.jsonl").read_text().splitlines()]
+    sorts = [r for r in runs if r["workload"] == "terasort"]
+    work = [sum(p["end_ms"] - p["start_ms"] for p in r["details"]["phases"] if p.get("level", 1) == 1) / 1000
+            for r in sorts]
+    assert all(r["status"] == "ok" for r in sorts) and all(0 < w < r["wall_s"] for w, r in zip(work, sorts))
+    (device,) = json.loads((folder / "study.json").read_text())["emulated"].values()
+    assert device["backing"] == "memory" and all(r["storage"]["data"] == [device["mount"]] for r in runs)
+    assert not Path(device["mount"]).exists()  # brought down when that study was done
+    return work, device

@@ -302,42 +302,6 @@ def run_scaled_study(tmp_path, engine: str, teragen: str = "", engine_lines: str
     return runs
 
 
-def check_calibration(results: Path) -> None:
-    """The study's core_speed was measured before its drives were sized: its calibration study's TeraSorts ran ok on
-    the model's IO path without its limits (a memory-backed device, durable writes; gone after it), and the drives
-    the study emulated are the target's x the k those runs give."""
-    import json
-
-    from tierbench.study.calibration import REPEATS
-
-    study = json.loads((results / "study.json").read_text())
-    scale, cal = study["spec"]["scale"], study["spec"]["scale"]["calibration"]
-    runs = [json.loads(line) for line in (results / "calibration" / "runs.jsonl").read_text().splitlines()]
-    sorts = [sum(p["end_ms"] - p["start_ms"] for p in r["details"]["phases"] if p.get("level", 1) == 1) / 1000
-             for r in runs if r["workload"] == "terasort" and r["status"] == "ok"]  # their work: the phases
-    assert all(0 < s < r["wall_s"] for s, r in zip(sorts, [r for r in runs if r["workload"] == "terasort"]))
-    assert cal["status"] == "measured" and sorted(cal["runs_s"]) == pytest.approx(sorted(sorts)) and len(sorts) == REPEATS, cal
-    assert {r["storage"]["type"] for r in runs} == {"local"}
-    (cal_device,) = json.loads((results / "calibration" / "study.json").read_text())["emulated"].values()
-    assert cal_device["backing"] == "memory" and cal_device["profile"]["name"] == "unlimited", cal_device
-    assert all(r["storage"]["data"] == [cal_device["mount"]] for r in runs)
-    assert not Path(cal_device["mount"]).exists()  # brought down when the calibration was done
-    here = scale["data_bytes"] / 1e6 / (sorted(sorts)[len(sorts) // 2] * (os.cpu_count() or 1))
-    assert cal["core_speed"] == pytest.approx(4.26 / here)
-    device = next(iter(study["emulated"].values()))  # the HDD pair, at the target's speed x k
-    assert device["profile"]["read_mb_s"] == pytest.approx(2 * 130 * scale["rate_factor"], rel=0.01), device
-    # its writes paying a seek a 1 MiB request: six of the target's writers on each drive
-    seeking = 1.048576 / (1.048576 / 130 + 1 / 150)
-    assert device["profile"]["write_mb_s"] == pytest.approx(2 * seeking * scale["rate_factor"], rel=0.01), device
-    report = (results / "report.md").read_text()
-    assert "measured, not assumed" in report
-    from tierbench.study.calibration import PACE_REPEATS  # and after the study, the job again: the pace check
-
-    after = [json.loads(line) for line in (results / "calibration-after" / "runs.jsonl").read_text().splitlines()]
-    assert sum(r["workload"] == "terasort" and r["status"] == "ok" for r in after) == PACE_REPEATS
-    assert "After the study its terasort ran again" in report and ("pace held" in report or "did NOT hold" in report)
-
-
 def device_read_bytes(run: dict) -> int:
     return sum(sum(d["rd_bytes"]) for d in run["samples"]["devices"].values())
 
@@ -349,6 +313,8 @@ def test_the_page_cache_budget_holds_and_the_shuffle_is_read_from_the_emulated_d
     reducers' merges) -- on a 24 GB machine that otherwise serves 64 MB from memory -- while the maps' spills and
     outputs, which the target's page cache holds, were read from memory."""
     sort = run_scaled_study(tmp_path, "hadoop")["terasort"]
+    from test_calibration import check_calibration
+
     check_calibration(tmp_path / "r")
     shuffled = sort["metrics"]["shuffle_mb"] * (1 << 20)
     read, data = device_read_bytes(sort), sort["metrics"]["data_mb"] * (1 << 20)
