@@ -88,3 +88,16 @@ def test_a_heap_that_grows_between_two_polls_never_has_a_read_refused(tmp_path):
         held = budget.end_run()
     assert child.returncode == 0 and out.split()[0] == "0", out  # no read refused
     assert held["polls"] > 10 and held["page_cache_median_bytes"] <= (4 << 20) + (32 << 20), held
+
+
+def test_a_run_that_failed_under_the_budget_runs_once_more_unless_its_error_names_a_full_disk():
+    from tierbench.study.runner import retry_under_budget
+
+    race = "hadoop job exited 1: Caused by: java.lang.ClassNotFoundException: org.apache.hadoop.io.LongWritable"
+    full = ("hadoop job exited 1: Caused by: org.apache.hadoop.util.DiskChecker$DiskErrorException: Could not find "
+            "any valid local directory for output/file.out with requested size 139589000")
+    assert retry_under_budget({"status": "failed", "error": race})
+    assert not retry_under_budget({"status": "failed", "error": full})  # (the cloudera example on 1.5 GB devices)
+    assert not retry_under_budget({"status": "failed", "error": "OSError: [Errno 28] No space left on device"})
+    assert not retry_under_budget({"status": "failed", "error": "not run: teragen did not complete in this repeat"})
+    assert not retry_under_budget({"status": "ok", "error": None})

@@ -45,8 +45,18 @@ BUDGET_RACE = ("failed under the page cache budget, whose group can refuse the k
                "of its polls (cgroup v1): run once more")
 
 
+# a failure that says its cause: a full disk is no budget's race, and running it once more would fail the same way
+# (e.g. MapReduce's "Could not find any valid local directory for output/file.out with requested size ...")
+FULL_DISK = re.compile(r"No space left on device|Could not find any valid local directory|DiskErrorException")
+
+
 def _ran_and_failed(record: dict) -> bool:
     return record["status"] != "ok" and not (record["error"] or "").startswith("not run:")
+
+
+def retry_under_budget(record: dict) -> bool:
+    """A run that failed under the page cache budget runs once more, unless its error names another cause."""
+    return _ran_and_failed(record) and not FULL_DISK.search(record["error"] or "")
 
 
 class FailureStreak:
@@ -297,7 +307,7 @@ class StudyRunner:
                 for planned in todo:
                     setup = blocks.enter(planned, engines)
                     record = RunLifecycle(context, planned, engines[planned.engine], done, setup=setup).execute()
-                    if budget is not None and _ran_and_failed(record):
+                    if budget is not None and retry_under_budget(record):
                         progress.info(f"  FAILED {planned.key}: {BUDGET_RACE}")  # (the bar counts the run once)
                         record = RunLifecycle(context, planned, engines[planned.engine], done, setup=setup).execute()
                     all_ok = all_ok and record["status"] == "ok"
