@@ -30,7 +30,7 @@ def test_the_sandisk_targets_rate_is_the_published_all_ssd_terasorts_arithmetic(
         hw = load_hardware(name)
         rate = hw.cpu_rate("terasort")
         assert rate.mb_s_per_thread == pytest.approx(1e12 / hw.nodes / hw.cores / runtime / 1e6, rel=0.01)
-        assert "3,262.5" in rate.source and "CPU-bound" in rate.source
+        assert "3,262.5" in rate.source and (rate.drive, rate.count) == ("sata-ssd-2014", 2)  # its own drives
         assert hw.cpu_rate("teragen") is None
 
 
