@@ -15,6 +15,9 @@ on a plain directory with the engine's own writes. The page cache is synced and 
 can be (root), so that the writeback of the TeraGen before does not run during the TeraSort. The job's median active time (its phases,
 without the JVM's start and the job's setup: what the model's runs carry to the target, model/transfer.py) gives the
 rate: the model's data / (median x this machine's cores), as the target's is its data per node / (runtime x threads).
+Where the target's rate names the drives of the run it comes from (the SanDisk study's all-SSD TeraSort), those runs
+only size the drives (SIZING_REPEATS), and the rate comes from the job on them (calibration-fit/, FIT_REPEATS): the
+model's run on the published run's drives is then the published run, not its CPU's part alone.
 An interrupted calibration resumes with its study (--resume); a finished one is read back, not run again.
 """
 
