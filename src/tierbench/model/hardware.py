@@ -186,8 +186,8 @@ def _cpu_rates(src: str, raw) -> tuple[CpuRate, ...]:
         if drive and drive not in catalog():
             raise SpecError(src, f"cpu.{job}.drive", f"expected a drive of the catalog (docs/hardware.md: "
                             f"{', '.join(catalog())}), got {drive!r}")
-        count = field(src, f"cpu.{job}.count", t["count"], bounds.DRIVES_PER_NODE) if drive and "count" in t else 1
-        rates.append(CpuRate(job, float(rate), source, drive, int(count) if drive else 0))
+        count = int(field(src, f"cpu.{job}.count", t.get("count", 1), bounds.DRIVES_PER_NODE)) if drive else 0
+        rates.append(CpuRate(job, float(rate), source, drive, count))
     return tuple(rates)
 
 

@@ -125,6 +125,11 @@ class ScaleModel:
         return d
 
 
+def _middle(times: tuple[float, ...]) -> float:
+    """The middle of the runs' times (the upper one of an even number)."""
+    return sorted(times)[len(times) // 2]
+
+
 @dataclass(frozen=True)
 class Calibration:
     """core_speed from rates: the target's thread's rate for a job (its description's [cpu.<job>], with the source)
@@ -143,13 +148,13 @@ class Calibration:
 
     @property
     def median_s(self) -> float:
-        return sorted(self.runs_s)[len(self.runs_s) // 2]
+        return _middle(self.runs_s)
 
     @property
     def rate_s(self) -> float:
         """The work time the rate comes from: on the rate's run's own drives where measured, else with no drive's
         limits (the published run then taken as its CPU's alone)."""
-        return sorted(self.fit_s)[len(self.fit_s) // 2] if self.fit_s else self.median_s
+        return _middle(self.fit_s) if self.fit_s else self.median_s
 
     @property
     def here_mb_s_per_core(self) -> float:

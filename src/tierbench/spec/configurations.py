@@ -46,7 +46,7 @@ def _parse_configuration(src, study: str, cname: str, c, engines, base_dir: Path
         data_raw, emulated["data"], _ = parse_emulated(src, f"{where}.data", data_raw, f"{study}-{cname}-data")
     data, data_type, replication, store_conf = parse_data(src, f"{where}.data", data_raw, base_dir)
     inter_dirs, split, data = _intermediate(src, study, cname, c, data, emulated, base_dir)
-    drives = len({e["device"] for e in emulated["data"]}) if "data" in emulated else None
+    drives = len(emulated["data"]) if "data" in emulated else None
     hadoop_spreads = durable and all(e.mode == "local" for e in engines if e.kind == "hadoop")
     storage_type(data_type).check_engines(src, f"{where}.data", data, {e.kind for e in engines}, drives, hadoop_spreads)
     setup, teardown = (_shell_command(src, f"{where}.{key}", c.get(key, "")) for key in ("setup", "teardown"))
