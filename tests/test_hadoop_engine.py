@@ -9,7 +9,14 @@ import pytest
 
 from conftest import SMALL_WORKLOADS, write_spec
 
-WORKLOADS = SMALL_WORKLOADS
+# and a shuffle of 8 MB from 2 maps to 4 reducers: the spark engine's job and tierbench's own MapReduce job
+WORKLOADS = SMALL_WORKLOADS + """
+[[workloads]]
+name = "shuffle"
+size = "8MB"
+map_tasks = 2
+partitions = 4
+"""
 
 
 def _records(path):
@@ -35,7 +42,7 @@ intermediate = {{ dirs = ["{tmp_path}/d2"], split = 2 }}
     out = tb("run", spec, "--out", tmp_path / "res", timeout=900)
     assert out.returncode == 0, out.stderr[-3000:]
     recs = _records(tmp_path / "res")
-    assert [r["variant"] for r in recs] == ["disk@spark"] * 5 + ["disk@hadoop"] * 5
+    assert [r["variant"] for r in recs] == ["disk@spark"] * 6 + ["disk@hadoop"] * 6
     assert all(r["status"] == "ok" for r in recs)
     h = {r["workload"]: r for r in recs if r["engine"] == "hadoop"}
     s = {r["workload"]: r for r in recs if r["engine"] == "spark"}
@@ -46,6 +53,11 @@ intermediate = {{ dirs = ["{tmp_path}/d2"], split = 2 }}
     # TestDFSIO's own lines are kept, and our figures from its per-task lines equal them
     assert h["dfsio-write"]["details"]["testdfsio"] == h["dfsio-write"]["details"]["testdfsio_printed"]
     assert h["terasort"]["metrics"]["spilled_records"] > 0 and h["terasort"]["metrics"]["shuffle_mb"] > 0
+    # the same shuffle on both: every byte the maps sent received (a shortfall fails the run), through
+    # MapReduce's own shuffle on the hadoop engine (its counters)
+    for shuffle in (h["shuffle"], s["shuffle"]):
+        assert shuffle["metrics"]["data_mb"] == 8 and (shuffle["metrics"]["map_tasks"], shuffle["metrics"]["reduce_tasks"]) == (2, 4)
+    assert h["shuffle"]["details"]["counters"]["Map-Reduce Framework"]["Reduce shuffle bytes"] > 8 << 20
     # local mode: the configuration's intermediate dirs are Hadoop's local dirs
     assert "d2/tierbench/engines/disk__hadoop/intermediate/dir1" in h["terasort"]["engine_conf"]["mapreduce.cluster.local.dir"]
     log = tmp_path / "res" / h["terasort"]["details"]["log"]
@@ -101,12 +113,13 @@ data = ["{d}/data"]
     out = tb("run", spec, "--out", d / "res", timeout=900)
     assert out.returncode == 0, out.stderr[-3000:]
     recs = _records(d / "res")
-    assert len(recs) == 5 and all(r["status"] == "ok" for r in recs), [r["error"] for r in recs]
+    assert len(recs) == 6 and all(r["status"] == "ok" for r in recs), [r["error"] for r in recs]
     by = {r["workload"]: r for r in recs}
     assert "yarn" in by["teragen"]["engine_version"]
     assert by["teragen"]["metrics"]["tasks"] == 2  # on YARN, TeraGen's map count is honoured
     assert by["teragen"]["details"]["checksum"] == by["teravalidate"]["details"]["checksum"]
     assert by["dfsio-read"]["metrics"]["data_mb"] == 4 and by["dfsio-read"]["metrics"]["throughput_mb_s"] > 0
+    assert by["shuffle"]["metrics"]["data_mb"] == 8  # tierbench's own MapReduce job: its jar shipped to YARN's tasks
 
 
 def test_services_status_when_down(tmp_path, tb_main):

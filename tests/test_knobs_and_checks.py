@@ -101,6 +101,24 @@ def test_shuffle_and_dataread_that_lost_bytes_fail():
     assert "read 5 bytes of the 6" in measure("dataread", {"bytes_read": 5, "bytes_listed": 6, "map_tasks": 1}, 1.0, {}).failure
 
 
+def test_the_hadoop_shuffle_runs_the_spark_jobs_tasks_and_reads_its_counters():
+    from types import SimpleNamespace
+
+    from tierbench.engines.hadoop.logparse import HadoopLog
+    from tierbench.workloads.registry import WORKLOADS
+
+    shuffle = WORKLOADS["shuffle"]
+    assert shuffle.engines == ("spark", "hadoop")
+    req = SimpleNamespace(params={"size": 96 << 20, "map_tasks": 3, "partitions": 4, "fetch_size": None})
+    assert shuffle.hadoop_command(req, "local") == ({}, [str(96 << 20), "3", "4", str(1 << 20)])
+    log = HadoopLog("2026-11-29 07:00:00,000 INFO mapreduce.Job: Counters: 3\n"
+                    "\ttierbench.mapreduce.Shuffle$Bytes\n\t\tRECEIVED=100663295\n\t\tSENT=100663296\n"
+                    "2026-11-29 07:00:02,500 INFO mapreduce.Job: Job job_1 completed successfully\n")
+    job, seconds = shuffle.hadoop_result(log, req)
+    assert seconds == 2.5 and (job["map_tasks"], job["reduce_tasks"], job["block_bytes"]) == (3, 4, 8 << 20)
+    assert "received 100663295 bytes of the 100663296" in measure("shuffle", job, 1.0).failure  # a byte lost fails
+
+
 def test_sql_results_compare_as_multisets_with_a_tolerance():
     assert same_rows([["a", 1.0], ["b", 2.0]], [["b", 2.0000000001], ["a", 1]]) is None
     assert "row 1 column 1" in same_rows([["a", 1.0], ["b", 2.0]], [["a", 1.0], ["b", 2.1]])

@@ -24,6 +24,7 @@ class Shuffle(Workload):
     io = IORoles(input=None, intermediate="data_mb", output=None)
     verifies = True
     spark_job = "Shuffle.run"
+    hadoop_main = "tierbench.mapreduce.Shuffle"  # tierbench's own MapReduce job (Hadoop's examples have none)
     warm_up_overrides = {"size": 16 * MB, "map_tasks": 2, "partitions": 0, "fetch_size": None}
 
     def planned_io(self, params, input_bytes):
@@ -36,6 +37,16 @@ class Shuffle(Workload):
         return {"bytes": p["size"], "maps": maps, "reducers": reducers,
                 "record_bytes": max(1, min(1 << 20, p["size"] // (maps * reducers) or 1))}
 
+    def hadoop_command(self, req, mode):
+        p = self.spark_params(req)  # the same maps, reducers and records as the spark job's
+        return {}, [str(p[k]) for k in ("bytes", "maps", "reducers", "record_bytes")]
+
+    def hadoop_result(self, log, req):
+        c, p = log.counters, self.spark_params(req)
+        return {"bytes_shuffled": c.get("RECEIVED", 0), "bytes_expected": p["bytes"],
+                "map_tasks": c.get("Launched map tasks", p["maps"]), "reduce_tasks": c.get("Launched reduce tasks", p["reducers"]),
+                "block_bytes": p["bytes"] // (p["maps"] * p["reducers"])}, log.job_seconds()
+
     def scale_params(self, model) -> dict:
         # the node's data, by the target's map inputs, to a node's share of its reducers: each fetch the target's size
         return {"size": model.data_bytes, "map_tasks": model.maps, "partitions": model.reducers}
@@ -46,7 +57,8 @@ class Shuffle(Workload):
         failure = None
         if job["bytes_shuffled"] != job["bytes_expected"]:
             failure = f"Shuffle: reducers received {job['bytes_shuffled']} bytes of the {job['bytes_expected']} the maps sent"
-        return Measurement(m, {"reducer_bytes": job["reducer_bytes"]}, failure)
+        # (the spark job counts each reducer's bytes; MapReduce's counters hold only the total)
+        return Measurement(m, {"reducer_bytes": job["reducer_bytes"]} if "reducer_bytes" in job else {}, failure)
 
 
 WORKLOADS = (Shuffle(),)

@@ -47,6 +47,7 @@ S3A_LOGGING_KEY = "fs.iostatistics.logging.level"  # Hadoop's: the level S3AFile
 # Durable local mode with several data directories: the data set's location in each, over which the file system
 # spreads its files as HDFS's DataNode spreads blocks over its volumes (Volumes.java)
 VOLUMES_KEY = "tierbench.local.volumes"
+OWN_JOBS = "tierbench."  # a workload's hadoop_main in tierbench's jobs jar (tierbench.mapreduce.*), not Hadoop's
 DURABLE_LOCAL_CONF = {"fs.file.impl": "tierbench.io.SyncingLocalFileSystem", "mapreduce.framework.name": LOCAL_FRAMEWORK}
 # on YARN the tasks run in the NodeManagers' JVMs, whose classpath tierbench does not set
 YARN_SYNC_GAPS = ("MapReduce on YARN does not sync its map outputs (intermediate data) before a task ends",
@@ -118,8 +119,10 @@ class HadoopEngine(Engine):
         for k, v in {**generic, **extra}.items():
             opts += ["-D", f"{k}={v}"]
         jars = tuple(jar for c in self._connectors for jar in c.jars())
-        if self.spec.mode == "local":
-            jars += (str(jobs_jar()),)  # MapOutputFiles, SyncingLocalFileSystem, the tierbench-local runner
+        if self.spec.mode == "local" or wl.hadoop_main.startswith(OWN_JOBS):
+            # MapOutputFiles, SyncingLocalFileSystem, the tierbench-local runner; tierbench's own jobs (which ship
+            # the jar to YARN's tasks themselves: Job.setJarByClass)
+            jars += (str(jobs_jar()),)
         # the job client's (and in local mode the tasks') temporary files in the run's scratch, deleted with it:
         # in /tmp they would outlive the study (lz4-java's native library unpacks there at every start)
         tmp = f"-Djava.io.tmpdir={req.scratch / 'jvm-tmp'}"
