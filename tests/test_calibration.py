@@ -337,6 +337,27 @@ def check_calibration(results: Path) -> None:
     assert "After the study its terasort ran again" in report and ("pace held" in report or "did NOT hold" in report)
 
 
+def check_pace_followed(results: Path) -> None:
+    """The all-SSD pair's TeraSort, on the calibrated rate's own drives, measured this machine's pace again: the runs
+    after it went at the k it gave (bounded), which each records, and the report says so."""
+    import json
+
+    from tierbench.model.transfer import active_seconds
+    from tierbench.store import ResultsDir
+    from tierbench.study.pace_follow import MOST
+
+    study = json.loads((results / "study.json").read_text())
+    k, fit = study["spec"]["scale"]["rate_factor"], study["spec"]["scale"]["calibration"]["fit_s"]
+    runs = {r.run_key: r for r in ResultsDir(results).load().runs}
+    sort = runs["r1/ssd/terasort"]
+    assert sort.details["pace"]["from"] == "the calibration" and sort.details["pace"]["k"] == pytest.approx(k)
+    factor = min(MOST[1], max(MOST[0], sorted(fit)[len(fit) // 2] / active_seconds(sort)))
+    for key in ("r1/hdd/teragen", "r1/hdd/terasort"):
+        assert runs[key].details["pace"] == {"k": pytest.approx(k * factor), "factor": pytest.approx(factor),
+                                             "from": "r1/ssd/terasort"}, runs[key].details["pace"]
+    assert "followed this machine's pace" in (results / "report.md").read_text()
+
+
 def _calibration_sorts(folder: Path) -> tuple[list[float], dict]:
     """A calibration study's TeraSorts' work (their phases; every one ok) and its one emulated device, brought down."""
     import json

@@ -268,9 +268,11 @@ def test_the_report_says_when_the_budget_was_not_enforced(tmp_path):
     assert _section(Path(__file__).parent / "fixtures" / "quickstart-results") is None  # no [scale]: no section
 
 
-def run_scaled_study(tmp_path, engine: str, teragen: str = "", engine_lines: str = "", scale_lines: str = "") -> dict:
+def run_scaled_study(tmp_path, engine: str, teragen: str = "", engine_lines: str = "", scale_lines: str = "",
+                     ssd_first: bool = False) -> dict:
     """QUICK as a real study of 64 MB on its emulated HDD pair alone, on `engine` (`teragen`, `engine_lines`,
-    `scale_lines`: lines added to its TeraGen, its [engine], its [scale]): the runs by workload, once the study.json's
+    `scale_lines`: lines added to its TeraGen, its [engine], its [scale]; `ssd_first`: the all-SSD pair before it, whose
+    TeraSort measures the pace the HDD pair then goes at): the HDD pair's runs by workload, once the study.json's
     budget was checked enforced and its group gone, every run ok with the page cache its processes held within the
     budget, and the report written."""
     import json
@@ -283,6 +285,8 @@ def run_scaled_study(tmp_path, engine: str, teragen: str = "", engine_lines: str
         'size = "1TB"', f'size = "1TB"\ndata = "64MB"\n{scale_lines}').replace('kind = "hadoop"', f'kind = "{engine}"\n{engine_lines}')
     body = body.replace('name = "teragen"', 'name = "teragen"\n' + teragen)
     body = body[:body.index("[storage.hybrid]")] + body[body.index("[[workloads]]"):]
+    if ssd_first:
+        body = body.replace("[storage.hdd]", '[storage.ssd]\ndata = { emulate = "sata-ssd-2014", stands_for = 2, size = "2GB" }\n[storage.hdd]')
     out = tierbench("run", write_spec(tmp_path / "s.toml", body), "--out", tmp_path / "r", timeout=900)
     assert out.returncode == 0, out.stdout[-2000:] + out.stderr[-2000:]
     study = json.loads((tmp_path / "r" / "study.json").read_text())
@@ -312,10 +316,11 @@ def test_the_page_cache_budget_holds_and_the_shuffle_is_read_from_the_emulated_d
     budget's memory group, their page cache stayed within it, and TeraSort read its shuffle back from the device (the
     reducers' merges) -- on a 24 GB machine that otherwise serves 64 MB from memory -- while the maps' spills and
     outputs, which the target's page cache holds, were read from memory."""
-    sort = run_scaled_study(tmp_path, "hadoop")["terasort"]
-    from test_calibration import check_calibration
+    sort = run_scaled_study(tmp_path, "hadoop", ssd_first=True)["terasort"]
+    from test_calibration import check_calibration, check_pace_followed
 
     check_calibration(tmp_path / "r")
+    check_pace_followed(tmp_path / "r")
     shuffled = sort["metrics"]["shuffle_mb"] * (1 << 20)
     read, data = device_read_bytes(sort), sort["metrics"]["data_mb"] * (1 << 20)
     # its input (TeraGen's output, evicted) and the reducers' merges of what they fetched (each fetch to disk: the

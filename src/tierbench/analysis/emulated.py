@@ -24,6 +24,12 @@ KINDS = (("read_mb_s", "rd_bytes", MiB, "{:.0f} MB/s read"), ("write_mb_s", "wr_
 MINOR = 0.1  # a limit the device came near for less than this share of its load is not named
 
 
+def pace_factor(run) -> float:
+    """The k a run's drives went at over the study's (its calibration's): 1 but where the drives followed this
+    machine's pace through the study (study/pace_follow.py, details.pace)."""
+    return (run.details.get("pace") or {}).get("factor", 1.0)
+
+
 @dataclass(frozen=True)
 class EmulatedDevice:
     device: str  # the loop device's name, as the samples and the storage map name it
@@ -33,13 +39,15 @@ class EmulatedDevice:
     shared: bool = False  # its reads and writes shared one drive's time (storage/shared_time.py): their loads add up
 
 
-def emulated_devices(emulated: dict | None) -> dict[str, EmulatedDevice]:
-    """study.json's `emulated` (loop device -> the device as made) as EmulatedDevices; an entry without a profile
-    (hand-edited) is left out: its runs are judged as any device's."""
+def emulated_devices(emulated: dict | None, factor: float = 1.0) -> dict[str, EmulatedDevice]:
+    """study.json's `emulated` (loop device -> the device as made) as EmulatedDevices, their limits x `factor` (a run
+    whose drives followed this machine's pace went at that factor of them: study/pace_follow.py); an entry without
+    a profile (hand-edited) is left out: its runs are judged as any device's."""
     out = {}
     for dev, entry in (emulated or {}).items():
         try:
-            out[dev] = EmulatedDevice(dev, entry["profile"]["name"], stored_limits(entry), entry.get("measured"),
+            limits = {k: v * factor for k, v in stored_limits(entry).items()}
+            out[dev] = EmulatedDevice(dev, entry["profile"]["name"], limits, entry.get("measured"),
                                       bool(entry.get("time_shared")))
         except (KeyError, TypeError):
             continue

@@ -5,7 +5,7 @@ from dataclasses import dataclass, field
 from ..sampling.phases import WRITEBACK, io_profile, label_samples, run_character
 from ..store import StoredRun
 from ..workloads import WORKLOADS, IORoles
-from .emulated import EmulatedDevice, Load, device_ceilings, emulated_character, emulated_devices, phase_loads
+from .emulated import EmulatedDevice, Load, device_ceilings, emulated_character, emulated_devices, pace_factor, phase_loads
 from .measures import throughput_of
 
 CACHE_RATIO = 0.5  # device reads below half the job's reads: most came from memory
@@ -63,7 +63,7 @@ def observe(record: StoredRun, storage_map: dict, probe: dict | None, cores: int
     labels = label_samples(s, record.details.get("phases", []))
     roles = device_roles(record, storage_map)
     profile = io_profile(s, labels, roles)
-    devices = emulated_devices(emulated)
+    devices = emulated_devices(emulated, pace_factor(record))
     character = emulated_character(profile, s, labels, devices, cores) or run_character(profile, cores)
     data_devs = [d for d, r in roles.items() if "data" in r]
     inter_devs = [d for d, r in roles.items() if "intermediate" in r]

@@ -23,6 +23,7 @@ class Pace:
     job: str
     before_s: tuple[float, ...]  # the calibration's runs' work, before the study
     after_s: tuple[float, ...]   # the pace check's, after it
+    followed: bool = False       # the drives followed the pace through the study (study/pace_follow.py)
 
     @property
     def change(self) -> float:
@@ -45,7 +46,8 @@ def pace(stored: StoredStudy) -> Pace | None:
         return None
     after = [active_seconds(r) for r in ResultsDir(folder).load().runs if r.ok and r.label == c["job"]]
     before = c.get("fit_s") or c["runs_s"]  # the runs the rate comes from: the pace check ran as they did
-    return Pace(c["job"], tuple(before), tuple(after)) if after else None
+    followed = any((r.details.get("pace") or {}).get("from", "the calibration") != "the calibration" for r in stored.runs)
+    return Pace(c["job"], tuple(before), tuple(after), followed) if after else None
 
 
 def pace_sentence(p: Pace) -> str:
@@ -54,6 +56,11 @@ def pace_sentence(p: Pace) -> str:
     said = (f"After the study its {p.job} ran again as the calibration ran it ({runs}; calibration-after/ in the "
             f"results folder): median {median(p.after_s):.2f} s against {median(p.before_s):.2f} s before the study "
             f"({p.change:+.0%}). ")
+    if p.followed:
+        return said + ((f"It held within {PACE_TOLERANCE:.0%}. " if p.held else f"It moved by more than {PACE_TOLERANCE:.0%}. ")
+                       + "The drives followed this machine's pace through the study (above): the calibration's k held "
+                       "only until the first run that measured the pace again, so a change here touches the runs before "
+                       "that one alone.")
     if p.held:
         return said + (f"This machine's pace held within {PACE_TOLERANCE:.0%}: the drives' k, set from the pace before, "
                        "was its pace's through the study.")

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..analysis.emulated import pace_factor
 from ..analysis.observation import device_roles
 from ..analysis.stats import median_interval
 from ..store import StoredRun, StoredStudy
@@ -46,7 +47,7 @@ class Transferred:
     pooled: tuple[str, ...] = ()  # the configurations whose runs were pooled with `config`'s (equivalent_configs)
 
 
-def _drives(entries: list[dict], k: float) -> tuple[str, int] | None:
+def emulated_drives(entries: list[dict], k: float) -> tuple[str, int] | None:
     """(catalog drive, how many of the target's drives) the emulated devices of one role stand for, or None."""
     drives = catalog()
     names = {e.get("profile") for e in entries}
@@ -71,14 +72,14 @@ def modelled_config(stored: StoredStudy, hw: Hardware) -> str | None:
     k = scale["rate_factor"]
     for config in stored.study.spec.get("storage", []):
         emulated = config.get("emulated") or {}
-        data = _drives(emulated.get("data", []), k)
+        data = emulated_drives(emulated.get("data", []), k)
         if data != (hw.data.drive.name, hw.data.count):
             continue
         shared = sorted(config.get("intermediate", [])) == sorted(config.get("data", []))
         if hw.intermediate_on_data and shared:
             return config["name"]
         if not hw.intermediate_on_data and not shared and \
-                _drives(emulated.get("intermediate", []), k) == (hw.intermediate.drive.name, hw.intermediate.count):
+                emulated_drives(emulated.get("intermediate", []), k) == (hw.intermediate.drive.name, hw.intermediate.count):
             return config["name"]
     return None
 
@@ -108,11 +109,11 @@ def equivalent_configs(stored: StoredStudy, workload: str, config: str, k: float
         if r.workload == workload:
             runs_of.setdefault(r.config, []).append(r)
     emulated = {c["name"]: (c.get("emulated") or {}) for c in stored.study.spec.get("storage", [])}
-    mine = _drives(emulated.get(config, {}).get("data", []), k)
+    mine = emulated_drives(emulated.get(config, {}).get("data", []), k)
     if mine is None or not _intermediate_unused(stored, runs_of.get(config, [])):
         return [config]
     return [config] + [c for c, e in emulated.items() if c != config and c in runs_of
-                       and _drives(e.get("data", []), k) == mine and _intermediate_unused(stored, runs_of[c])]
+                       and emulated_drives(e.get("data", []), k) == mine and _intermediate_unused(stored, runs_of[c])]
 
 
 def time_factor(scale: dict, hw: Hardware, size_bytes: float) -> float:
@@ -144,7 +145,7 @@ def transfer(stored: StoredStudy, workload: str, hw: Hardware, size_bytes: float
     runs = [r for r in runs if r.label == runs[0].label]  # (one job of the workload: a study may size it twice)
     factor = time_factor(scale, hw, scale["target_size"])
     active = [active_seconds(r) for r in runs]
-    carried = np.array(active) * factor
+    carried = np.array(active) * factor * np.array([pace_factor(r) for r in runs])  # (a run at a higher k: more time there)
     interval, kind = median_interval(carried)
     return Transferred(runs[0].label, hw.name, config, scale["target_size"], float(statistics.median(carried)), interval,
                        kind, factor, active, len(runs), tuple(pooled[1:]))

@@ -85,6 +85,7 @@ class SharedTime(Following):
     def __init__(self, devices: dict[str, tuple[str, dict]], apply_limits):
         super().__init__()
         self.devices = devices
+        self.given = {loop: dict(full) for loop, (_, full) in devices.items()}  # the full limits at the study's k
         self.apply = apply_limits  # (major_minor, limits) -> None: emulation.set_limits
 
     def __enter__(self) -> "SharedTime":
@@ -100,6 +101,17 @@ class SharedTime(Following):
             try:
                 self.apply(major_minor, full)
             except OSError:  # a device taken down with the study: its limits went with it
+                continue
+
+    def rescale(self, factor: float) -> None:
+        """Every device's full limits at `factor` x those it was given, from now on (a scale model's drives following
+        this machine's pace: study/pace_follow.py); the shares follow them at the next tick."""
+        for loop, (major_minor, _) in list(self.devices.items()):
+            full = {k: v * factor for k, v in self.given[loop].items()}
+            self.devices[loop] = (major_minor, full)
+            try:
+                self.apply(major_minor, full)
+            except OSError:  # a device taken down meanwhile: nothing to hold
                 continue
 
     def _follow(self) -> None:

@@ -29,6 +29,7 @@ class RunContext:
     # told (run key, step name) as each step of the lifecycle begins, setup and teardown of a block included
     on_step: Callable[[str, str], None] = no_step_watcher
     memory_budget: object | None = None  # a scale model's page cache budget (memory_budget.MemoryBudget), if enforced
+    pace: object | None = None  # a scale model's drives following this machine's pace (pace_follow.PaceFollower)
 
     def copy_targets(self, config) -> tuple:
         """Other storage configurations that this configuration's workloads write to (a copy's `to`)."""

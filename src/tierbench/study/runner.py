@@ -259,8 +259,10 @@ class StudyRunner:
 
     def _run(self, console) -> ResultsDir:
         records = self.prepare()  # (every check that can refuse the study first: the memory touch takes a while)
-        with self._host_memory(), self._memory_budget() as budget, self._shared_time():
-            return self._run_plan(records, console, budget)
+        from .pace_follow import PaceFollower
+
+        with self._host_memory(), self._memory_budget() as budget, self._shared_time() as shared:
+            return self._run_plan(records, console, budget, PaceFollower.for_study(self.spec, shared, records))
 
     def _shared_time(self):
         """The emulated devices' reads and writes held to one drive's time together while the runs go."""
@@ -288,7 +290,7 @@ class StudyRunner:
             self.results.update_study(memory_budget={"bytes": budget, "enforced": True, "group": str(b.group)})
             yield b
 
-    def _run_plan(self, records: list, console, budget=None) -> ResultsDir:
+    def _run_plan(self, records: list, console, budget=None, pace=None) -> ResultsDir:
         done = latest_ok(records)
         todo = [p for p in self.plan if p.key not in done]
         progress = StudyProgress(len(self.plan), len(self.plan) - len(todo), console)
@@ -299,7 +301,7 @@ class StudyRunner:
         for e in engines.values():
             e.confine, e.unconfined = (budget.join, budget.not_covering) if budget else (None, None)
         context = RunContext(self.spec, self.layout, self.results, self.nodes, progress, tuple(self.plan),
-                             tuple(self.command_line), self.resume, self.on_step, budget)
+                             tuple(self.command_line), self.resume, self.on_step, budget, pace)
         blocks = ConfigBlocks(context)  # storage.NAME.setup / teardown around each block of a configuration's runs
         try:
             with progress:
@@ -313,6 +315,8 @@ class StudyRunner:
                     all_ok = all_ok and record["status"] == "ok"
                     progress.finished(planned.key, record["status"], record["wall_s"],
                                       "" if record["status"] == "ok" else (record["error"] or "")[:200])
+                    if pace is not None and (said := pace.after(record)):
+                        progress.info(f"  {said}")
                     if streak.add(record):
                         raise UserError(f"stopped: {streak.count} runs in a row failed the same way ({streak.cause[:300]}); "
                                         f"they are recorded: fix the cause and continue with --resume")

@@ -3,7 +3,7 @@ and whether the page cache budget held in the runs."""
 
 from statistics import median
 
-from ...analysis.pace import Pace, pace_sentence
+from ...analysis.pace import pace_sentence
 from ...analysis.scale_check import SLACK_BYTES, budget_held
 from ...model.transfer import active_seconds
 from ...units import format_size
@@ -21,7 +21,8 @@ def sections(ctx: ReportContext) -> list[Section]:
                   "(docs/scale-model.md).", muted=True),
         Table(["setting", "here", "on the target", "keeps"],
               [[s["name"], s["here"], s["target"], s["keeps"]] for s in scale["settings"]])]
-    blocks += _calibration(scale.get("calibration"), ctx.facts.pace)
+    pace = ctx.facts.pace
+    blocks += _calibration(scale.get("calibration")) + _followed(ctx, scale) + ([Paragraph(pace_sentence(pace))] if pace else [])
     if scale.get("breaks"):
         blocks.append(Paragraph("Where the model breaks: " + "; ".join(scale["breaks"]) + "."))
     blocks += _work(ctx) + _budget(ctx)
@@ -52,9 +53,8 @@ def _work(ctx: ReportContext) -> list:
             Table(["workload", "configuration", "runs", "runtime", "work", f"work / {base}'s"], rows)]
 
 
-def _calibration(c: dict | None, pace: Pace | None = None) -> list:
-    """Where core_speed came from, what that makes of the finding its source is (a fitted figure, not one found), and
-    whether this machine's pace held through the study (its pace check)."""
+def _calibration(c: dict | None) -> list:
+    """Where core_speed came from, and what that makes of the finding its source is (a fitted figure, not one found)."""
     if not c:
         return []
     if c.get("status") != "measured":
@@ -67,7 +67,20 @@ def _calibration(c: dict | None, pace: Pace | None = None) -> list:
                       f"target's rate per thread is {c['target_mb_s_per_thread']:g} MB/s ({c['source']}). "
                       + _fit_sentence(c) + "That run's "
                       "figure is therefore the model's calibration, not a finding: a ratio to it is fitted, the others "
-                      "are not (docs/scale-model.md).")] + ([Paragraph(pace_sentence(pace))] if pace else [])
+                      "are not (docs/scale-model.md).")]
+
+
+def _followed(ctx: ReportContext, scale: dict) -> list:
+    """The k the runs went at, where the drives followed this machine's pace through the study (pace_follow.py)."""
+    steps: dict[str, float] = {}
+    for r in sorted((r for r in ctx.runs if (r.details.get("pace") or {}).get("k")), key=lambda r: r.started_at or ""):
+        steps.setdefault(r.details["pace"]["from"], r.details["pace"]["k"])
+    if len(steps) < 2 and not any(source != "the calibration" for source in steps):
+        return []
+    said = "; ".join(f"k {k:.3g} ({k / scale['rate_factor'] - 1:+.0%}) from {source}" for source, k in steps.items())
+    return [Paragraph("The drives followed this machine's pace through the study: each run of the calibrated job on the "
+                      "rate's own drives measured it again, and the runs after it went at the k it gave (the runs' "
+                      f"details.pace; predict carries each run at its own k): {said}.")]
 
 
 def _fit_sentence(c: dict) -> str:

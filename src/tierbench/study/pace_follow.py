@@ -1,0 +1,76 @@
+"""A scale model's drives following this machine's pace through the study: the wind tunnel's air speed measured
+again between its runs, not only before them.
+
+The drives' speed factor k comes from the calibration: this machine's rate for the calibrated job on the rate's own
+drives, measured before the study (calibration.py). A machine shared with others does not keep its pace for the
+minutes a study takes: in the quickstart's fresh clones of 2026-11-29 the all-SSD TeraSorts ran at 0.93 to 1.35
+times the calibration's runs of the same job on the same drives, while the drive-paced configurations kept the
+drives' time, so the TeraSort hybrid / all-HDD ratio came out 0.57 to 0.71 (docs/scale-model.md).
+
+So where the study has a configuration on the rate's own drives (the pace configuration: the SanDisk study's
+all-SSD, two SATA SSDs), each of its ok runs of the calibrated job measures the pace again: k = the calibration's k
+x its work time there (rate_s) / this run's work time, and every emulated device's limits are set to that k
+(SharedTime.rescale) for the runs that follow, until the next such run. Each run records the k it ran at
+(details.pace), with which transfer.py carries it to the target and the report judges its devices. The pace
+configuration comes first in each repeat (the quickstart's spec lists it first), so that the others run at the
+pace just measured. A run far off the calibration (outside MOST) moves k to that bound only, and says so.
+"""
+
+from types import SimpleNamespace
+
+from ..model.transfer import active_seconds, emulated_drives
+
+MOST = (0.67, 1.5)  # the furthest k follows a run from the calibration's (a run twice as slow is a fluke or a fault)
+
+
+def pace_config(spec) -> str | None:
+    """The configuration whose emulated drives are the calibrated rate's own (drive and count), data and
+    intermediate data on them; None when the study has none, or its k is not a measured calibration's."""
+    c = (spec.scale or {}).get("calibration") or {}
+    if c.get("status") != "measured" or not c.get("fit_s") or not c.get("fit_drive"):
+        return None
+    k = spec.scale["rate_factor"]
+    for config in spec.storage:
+        emulated = config.emulated or {}
+        if set(config.intermediate) == set(config.local_data) and emulated.get("data") and \
+                emulated_drives(emulated["data"], k) == (c["fit_drive"], c["fit_count"]):
+            return config.name
+    return None
+
+
+def _middle(times) -> float:
+    return sorted(times)[len(times) // 2]  # (as the calibration takes its rate: model/scale.py)
+
+
+class PaceFollower:
+    """The k the study's next run goes at, from the last ok run of the calibrated job on the pace configuration."""
+
+    def __init__(self, spec, config: str, shared_time, records: list[dict] = ()):
+        c = spec.scale["calibration"]
+        self.config, self.job, self.shared = config, c["job"], shared_time
+        self.k_cal, self.rate_s = spec.scale["rate_factor"], _middle(c["fit_s"])
+        self.k, self.source = self.k_cal, "the calibration"
+        for record in records:  # a resumed study: the pace its last measuring run left
+            self.after(record)
+
+    @classmethod
+    def for_study(cls, spec, shared_time, records: list[dict] = ()) -> "PaceFollower | None":
+        config = pace_config(spec)
+        return cls(spec, config, shared_time, records) if config else None
+
+    def current(self) -> dict:
+        """What a run records of the pace it went at (details.pace)."""
+        return {"k": self.k, "factor": self.k / self.k_cal, "from": self.source}
+
+    def after(self, record: dict) -> str | None:
+        """A run ended: when it measures the pace, k follows it; what changed, said in a line (None: nothing)."""
+        if record.get("status") != "ok" or record.get("config") != self.config or record.get("label") != self.job:
+            return None
+        work = active_seconds(SimpleNamespace(details=record.get("details") or {}, wall_s=record["wall_s"]))
+        ratio = self.rate_s / work
+        bounded = min(MOST[1], max(MOST[0], ratio))
+        self.k, self.source = self.k_cal * bounded, record["run_key"]
+        self.shared.rescale(bounded)
+        return (f"pace: {record['run_key']} worked {work:.2f} s (the calibration's {self.rate_s:.2f} s): the drives at "
+                f"k {self.k:.3g} ({bounded - 1:+.0%} of the calibration's) for the runs that follow"
+                + ("" if bounded == ratio else f" (the run says {ratio - 1:+.0%}: k follows it {MOST[0]}-{MOST[1]}x at most)"))
