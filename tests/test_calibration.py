@@ -325,7 +325,8 @@ def check_calibration(results: Path) -> None:
     assert fit_device["profile"]["read_mb_s"] == pytest.approx(2 * 500 * first_k, rel=0.01), fit_device
     here = scale["data_bytes"] / 1e6 / (sorted(fits)[len(fits) // 2] * (os.cpu_count() or 1))
     assert cal["core_speed"] == pytest.approx(4.26 / here)
-    device = next(iter(study["emulated"].values()))  # the HDD pair, at the target's speed x k
+    device = next(d for d in study["emulated"].values() if d["profile"]["name"] == "hdd-7200-2014")  # the HDD pair,
+    # at the target's speed x k (the study's k: the calibration's)
     assert device["profile"]["read_mb_s"] == pytest.approx(2 * 130 * scale["rate_factor"], rel=0.01), device
     # its writes paying a seek a 1 MiB request: six of the target's writers on each drive
     seeking = 1.048576 / (1.048576 / 130 + 1 / 150)

@@ -57,7 +57,8 @@ def pace_sentence(p: Pace) -> str:
             f"results folder): median {median(p.after_s):.2f} s against {median(p.before_s):.2f} s before the study "
             f"({p.change:+.0%}). ")
     if p.followed:
-        return said + ((f"It held within {PACE_TOLERANCE:.0%}. " if p.held else f"It moved by more than {PACE_TOLERANCE:.0%}. ")
+        return said + ((f"This machine's pace held within {PACE_TOLERANCE:.0%}. " if p.held else
+                        f"This machine's pace did NOT hold (more than {PACE_TOLERANCE:.0%} apart). ")
                        + "The drives followed this machine's pace through the study (above): the calibration's k held "
                        "only until the first run that measured the pace again, so a change here touches the runs before "
                        "that one alone.")
