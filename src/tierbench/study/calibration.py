@@ -40,9 +40,12 @@ REPEATS = 7
 PACE_REPEATS = 3
 # Where the target's rate names its run's drives: the unlimited runs only size those drives (SIZING_REPEATS: an
 # error of theirs moves the drives' speed, which is a tenth of the fitted run's time), and the rate comes from
-# FIT_REPEATS runs on them (_fit_runs), which the pace check's runs, on the same drives, are compared with
+# FIT_REPEATS runs on them (_fit_runs), which the pace check's runs, on the same drives, are compared with. Where the
+# study then follows the pace (pace_follow.py: a configuration on those drives measures it again in every repeat), the
+# fit's k sets the first repeat's all-SSD drives alone, and the k's that follow do not depend on it (k x rate_s is the
+# target's constant): 3 runs, not the 7 of before (2026-11-29, session 55: a minute of the quickstart on a slow day)
 SIZING_REPEATS = 3
-FIT_REPEATS = 7
+FIT_REPEATS = 3
 # a device no drive's figure comes near: throttled only where what it lies on (memory) could not keep the pace
 UNLIMITED = {"read_mb_s": 100_000.0, "write_mb_s": 100_000.0, "read_iops": 1_000_000.0, "write_iops": 1_000_000.0}
 UNLIMITED_SIZE = "2GB"
