@@ -52,24 +52,33 @@ def test_the_configuration_on_the_rates_own_drives_measures_the_pace():
     assert pace_config(pending) is None  # k not measured yet
 
 
-def test_k_follows_each_run_of_the_calibrated_job_on_those_drives():
+def test_k_follows_each_run_of_the_calibrated_job_on_those_drives_for_that_jobs_runs():
     spec, shared = quickstart(), shared_time()
     pace = PaceFollower(spec, "ssd", shared)
     k = spec.scale["rate_factor"]
-    assert pace.current() == {"k": k, "factor": 1.0, "from": "the calibration"}
+    pace.before("terasort")
+    assert pace.current() == {"k": k, "factor": 1.0, "from": "the calibration"} and shared.apply.applied == []
     assert pace.after(terasort(config="hdd")) is None and pace.after(terasort(status="failed")) is None
     said = pace.after(terasort(work_s=8.25))  # 25% slower than the calibration's 6.6 s: the drives 20% slower
-    assert pace.current()["factor"] == pytest.approx(0.8) and pace.current()["from"] == "r1/ssd/terasort"
     assert "r1/ssd/terasort worked 8.25 s" in said and "-20%" in said
+    pace.before("teragen")  # another job: the calibration's k (it did not share the calibrated job's slowdown)
+    assert pace.current() == {"k": k, "factor": 1.0, "from": "the calibration"} and shared.apply.applied == []
+    pace.before("terasort")
+    assert pace.current() == {"k": pytest.approx(0.8 * k), "factor": pytest.approx(0.8), "from": "r1/ssd/terasort"}
     assert shared.apply.applied[-1] == ("7:9", {"read_mb_s": 80.0, "write_mb_s": 40.0, "read_iops": 160.0,
                                                "write_iops": 80.0})
+    pace.before("teragen")
+    assert shared.apply.applied[-1] == ("7:9", {"read_mb_s": 100.0, "write_mb_s": 50.0, "read_iops": 200.0,
+                                               "write_iops": 100.0})
     said = pace.after(terasort(work_s=1.0, key="r2/ssd/terasort"))  # a fluke: k moves to the bound, and says so
+    pace.before("terasort")
     assert pace.current()["factor"] == MOST[1] and "at most" in said
 
 
 def test_a_resumed_study_starts_at_the_pace_its_last_measuring_run_left():
     done = [terasort(work_s=5.5), terasort(config="hdd", work_s=20.0, key="r1/hdd/terasort")]
     pace = PaceFollower.for_study(quickstart(), shared_time(), done)
+    pace.before("terasort")
     assert pace.current()["factor"] == pytest.approx(6.6 / 5.5) and pace.current()["from"] == "r1/ssd/terasort"
 
 
@@ -118,4 +127,4 @@ def test_the_report_lists_the_ks_the_runs_went_at_and_the_pace_check_says_what_a
     text = str(_section(d))
     assert "followed this machine's pace through the study" in text
     assert f"k {k:.3g} (+0%) from the calibration; k {0.9 * k:.3g} (-10%) from r1/single/terasort" in text
-    assert "touches the runs before that one alone" in text and "may be off by up to" not in text
+    assert "touches that job's runs before it alone" in text and "may be off by up to" not in text

@@ -59,9 +59,9 @@ def pace_sentence(p: Pace) -> str:
     if p.followed:
         return said + ((f"This machine's pace held within {PACE_TOLERANCE:.0%}. " if p.held else
                         f"This machine's pace did NOT hold (more than {PACE_TOLERANCE:.0%} apart). ")
-                       + "The drives followed this machine's pace through the study (above): the calibration's k held "
-                       "only until the first run that measured the pace again, so a change here touches the runs before "
-                       "that one alone.")
+                       + "The drives followed this machine's pace through the study (above): for the calibrated job the "
+                       "calibration's k held only until the first run that measured the pace again, so a change here "
+                       "touches that job's runs before it alone (the other jobs ran at the calibration's k throughout).")
     if p.held:
         return said + (f"This machine's pace held within {PACE_TOLERANCE:.0%}: the drives' k, set from the pace before, "
                        "was its pace's through the study.")

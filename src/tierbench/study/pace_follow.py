@@ -10,10 +10,13 @@ drives' time, so the TeraSort hybrid / all-HDD ratio came out 0.57 to 0.71 (docs
 So where the study has a configuration on the rate's own drives (the pace configuration: the SanDisk study's
 all-SSD, two SATA SSDs), each of its ok runs of the calibrated job measures the pace again: k = the calibration's k
 x its work time there (rate_s) / this run's work time, and every emulated device's limits are set to that k
-(SharedTime.rescale) for the runs that follow, until the next such run. Each run records the k it ran at
-(details.pace), with which transfer.py carries it to the target and the report judges its devices. The pace
-configuration comes first in each repeat (the quickstart's spec lists it first), so that the others run at the
-pace just measured. A run far off the calibration (outside MOST) moves k to that bound only, and says so.
+(SharedTime.rescale) for the calibrated job's runs that follow, until the next such run. The other jobs keep the
+calibration's k: the pace measured is the calibrated job's, and the others did not share its slowdown (run 94 of
+docs/scale-model.md: the study's all-SSD TeraSorts 1.13-1.21x the fit runs' work, its all-SSD TeraGens 2.2-3.3 s of
+work against the fit's 2.2-3.0). Each run records the k it ran at (details.pace), with which transfer.py carries it
+to the target and the report judges its devices. The pace configuration comes first in each repeat (the
+quickstart's spec lists it first), so that the others run at the pace just measured. A run far off the calibration
+(outside MOST) moves k to that bound only, and says so.
 """
 
 from types import SimpleNamespace
@@ -49,7 +52,9 @@ class PaceFollower:
         c = spec.scale["calibration"]
         self.config, self.job, self.shared = config, c["job"], shared_time
         self.k_cal, self.rate_s = spec.scale["rate_factor"], _middle(c["fit_s"])
-        self.k, self.source = self.k_cal, "the calibration"
+        self.factor, self.source = 1.0, "the calibration"  # the calibrated job's k / the calibration's, and whence
+        self.applied = 1.0  # the factor the devices' limits are at
+        self.run_factor, self.run_source = 1.0, "the calibration"  # the next run's (`before`)
         for record in records:  # a resumed study: the pace its last measuring run left
             self.after(record)
 
@@ -58,9 +63,22 @@ class PaceFollower:
         config = pace_config(spec)
         return cls(spec, config, shared_time, records) if config else None
 
+    @property
+    def k(self) -> float:
+        """The k the calibrated job's next run goes at."""
+        return self.k_cal * self.factor
+
+    def before(self, label: str) -> None:
+        """A run of workload `label` is next: the devices at the followed k for the calibrated job, else at the
+        calibration's."""
+        self.run_factor, self.run_source = (self.factor, self.source) if label == self.job else (1.0, "the calibration")
+        if self.run_factor != self.applied:
+            self.shared.rescale(self.run_factor)
+            self.applied = self.run_factor
+
     def current(self) -> dict:
         """What a run records of the pace it went at (details.pace)."""
-        return {"k": self.k, "factor": self.k / self.k_cal, "from": self.source}
+        return {"k": self.k_cal * self.run_factor, "factor": self.run_factor, "from": self.run_source}
 
     def after(self, record: dict) -> str | None:
         """A run ended: when it measures the pace, k follows it; what changed, said in a line (None: nothing)."""
@@ -68,9 +86,7 @@ class PaceFollower:
             return None
         work = active_seconds(SimpleNamespace(details=record.get("details") or {}, wall_s=record["wall_s"]))
         ratio = self.rate_s / work
-        bounded = min(MOST[1], max(MOST[0], ratio))
-        self.k, self.source = self.k_cal * bounded, record["run_key"]
-        self.shared.rescale(bounded)
+        self.factor, self.source = min(MOST[1], max(MOST[0], ratio)), record["run_key"]
         return (f"pace: {record['run_key']} worked {work:.2f} s (the calibration's {self.rate_s:.2f} s): the drives at "
-                f"k {self.k:.3g} ({bounded - 1:+.0%} of the calibration's) for the runs that follow"
-                + ("" if bounded == ratio else f" (the run says {ratio - 1:+.0%}: k follows it {MOST[0]}-{MOST[1]}x at most)"))
+                f"k {self.k:.3g} ({self.factor - 1:+.0%} of the calibration's) for the {self.job} runs that follow"
+                + ("" if self.factor == ratio else f" (the run says {ratio - 1:+.0%}: k follows it {MOST[0]}-{MOST[1]}x at most)"))

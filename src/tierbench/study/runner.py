@@ -307,6 +307,8 @@ class StudyRunner:
             with progress:
                 streak = FailureStreak(MAX_SAME_FAILURES)
                 for planned in todo:
+                    if pace is not None:  # the devices at the k this run goes at (pace_follow.py)
+                        pace.before(planned.label)
                     setup = blocks.enter(planned, engines)
                     record = RunLifecycle(context, planned, engines[planned.engine], done, setup=setup).execute()
                     if budget is not None and retry_under_budget(record):

@@ -79,8 +79,9 @@ def _followed(ctx: ReportContext, scale: dict) -> list:
         return []
     said = "; ".join(f"k {k:.3g} ({k / scale['rate_factor'] - 1:+.0%}) from {source}" for source, k in steps.items())
     return [Paragraph("The drives followed this machine's pace through the study: each run of the calibrated job on the "
-                      "rate's own drives measured it again, and the runs after it went at the k it gave (the runs' "
-                      f"details.pace; predict carries each run at its own k): {said}.")]
+                      "rate's own drives measured it again, and that job's runs after it went at the k it gave, the other "
+                      "jobs' at the calibration's (the runs' details.pace; predict carries each run at its own k): "
+                      f"{said}.")]
 
 
 def _fit_sentence(c: dict) -> str:
