@@ -109,17 +109,18 @@ mode = "yarn"
 hadoop_conf_dir = "{d / 'svc' / 'conf'}"
 [storage.one]
 data = ["{d}/data"]
-{WORKLOADS}""")
+{SMALL_WORKLOADS}""")
     out = tb("run", spec, "--out", d / "res", timeout=900)
     assert out.returncode == 0, out.stderr[-3000:]
     recs = _records(d / "res")
-    assert len(recs) == 6 and all(r["status"] == "ok" for r in recs), [r["error"] for r in recs]
+    assert len(recs) == 5 and all(r["status"] == "ok" for r in recs), [r["error"] for r in recs]
     by = {r["workload"]: r for r in recs}
     assert "yarn" in by["teragen"]["engine_version"]
     assert by["teragen"]["metrics"]["tasks"] == 2  # on YARN, TeraGen's map count is honoured
     assert by["teragen"]["details"]["checksum"] == by["teravalidate"]["details"]["checksum"]
     assert by["dfsio-read"]["metrics"]["data_mb"] == 4 and by["dfsio-read"]["metrics"]["throughput_mb_s"] > 0
-    assert by["shuffle"]["metrics"]["data_mb"] == 8  # tierbench's own MapReduce job: its jar shipped to YARN's tasks
+    # (the shuffle, tierbench's own MapReduce job, ran here too once, its jar shipped to YARN's tasks: 2026-11-29,
+    # session 55; a YARN job of 33 s more in CI, so it runs in local mode only, in the test above)
 
 
 def test_services_status_when_down(tmp_path, tb_main):
