@@ -125,7 +125,7 @@ class ScaleModel:
         return d
 
 
-def _middle(times: tuple[float, ...]) -> float:
+def middle(times) -> float:
     """The middle of the runs' times (the upper one of an even number)."""
     return sorted(times)[len(times) // 2]
 
@@ -148,13 +148,13 @@ class Calibration:
 
     @property
     def median_s(self) -> float:
-        return _middle(self.runs_s)
+        return middle(self.runs_s)
 
     @property
     def rate_s(self) -> float:
         """The work time the rate comes from: on the rate's run's own drives where measured, else with no drive's
         limits (the published run then taken as its CPU's alone)."""
-        return _middle(self.fit_s) if self.fit_s else self.median_s
+        return middle(self.fit_s) if self.fit_s else self.median_s
 
     @property
     def here_mb_s_per_core(self) -> float:

@@ -21,6 +21,7 @@ quickstart's spec lists it first), so that the others run at the pace just measu
 
 from types import SimpleNamespace
 
+from ..model.scale import middle
 from ..model.transfer import active_seconds, emulated_drives
 
 MOST = (0.67, 1.5)  # the furthest k follows a run from the calibration's (a run twice as slow is a fluke or a fault)
@@ -41,17 +42,13 @@ def pace_config(spec) -> str | None:
     return None
 
 
-def _middle(times) -> float:
-    return sorted(times)[len(times) // 2]  # (as the calibration takes its rate: model/scale.py)
-
-
 class PaceFollower:
     """The k the study's next run goes at, from the last ok run of the calibrated job on the pace configuration."""
 
     def __init__(self, spec, config: str, shared_time, records: list[dict] = ()):
         c = spec.scale["calibration"]
         self.config, self.job, self.shared = config, c["job"], shared_time
-        self.k_cal, self.rate_s = spec.scale["rate_factor"], _middle(c["fit_s"])
+        self.k_cal, self.rate_s = spec.scale["rate_factor"], middle(c["fit_s"])  # (the calibration's rate_s)
         self.factor, self.source = 1.0, "the calibration"  # the calibrated job's k / the calibration's, and whence
         self.applied = 1.0  # the factor the devices' limits are at
         self.run_factor, self.run_source = 1.0, "the calibration"  # the next run's (`before`)
