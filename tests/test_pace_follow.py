@@ -59,27 +59,46 @@ def test_k_follows_each_run_of_the_calibrated_job_on_those_drives_for_that_jobs_
     pace.before("terasort")
     assert pace.current() == {"k": k, "factor": 1.0, "from": "the calibration"} and shared.apply.applied == []
     assert pace.after(terasort(config="hdd")) is None and pace.after(terasort(status="failed")) is None
-    said = pace.after(terasort(work_s=8.25))  # 25% slower than the calibration's 6.6 s: the drives 20% slower
-    assert "r1/ssd/terasort worked 8.25 s" in said and "-20%" in said
+    pace.after(terasort(work_s=8.25))  # the fit's last two (7.0, 7.2 s) and this one: the median 7.2 s
+    said = pace.after(terasort(work_s=8.25, key="r2/ssd/terasort"))  # now 8.25 s at the median: 25% slower than
+    assert "r2/ssd/terasort worked 8.25 s" in said and "-20%" in said  # the calibration's 6.6 s, the drives 20% slower
     pace.before("teragen")  # another job: the calibration's k (it did not share the calibrated job's slowdown)
     assert pace.current() == {"k": k, "factor": 1.0, "from": "the calibration"} and shared.apply.applied == []
     pace.before("terasort")
-    assert pace.current() == {"k": pytest.approx(0.8 * k), "factor": pytest.approx(0.8), "from": "r1/ssd/terasort"}
+    assert pace.current() == {"k": pytest.approx(0.8 * k), "factor": pytest.approx(0.8), "from": "r2/ssd/terasort"}
     assert shared.apply.applied[-1] == ("7:9", {"read_mb_s": 80.0, "write_mb_s": 40.0, "read_iops": 160.0,
                                                "write_iops": 80.0})
     pace.before("teragen")
     assert shared.apply.applied[-1] == ("7:9", {"read_mb_s": 100.0, "write_mb_s": 50.0, "read_iops": 200.0,
                                                "write_iops": 100.0})
-    said = pace.after(terasort(work_s=1.0, key="r2/ssd/terasort"))  # a fluke: k moves to the bound, and says so
+    fluke = PaceFollower(spec, "ssd", shared_time())
+    for n in (1, 2, 3):  # runs far off (a fault): k moves to the bound only, and says so
+        said = fluke.after(terasort(work_s=1.0, key=f"r{n}/ssd/terasort"))
+    fluke.before("terasort")
+    assert fluke.current()["factor"] == MOST[1] and "at most" in said
+
+def test_k_follows_the_median_of_the_last_runs_that_measured_the_pace():
+    """One run's work is noisy: the pace is the median of the last PACE_WINDOW runs of the job on the pace drives,
+    the calibration's fit runs first (run 98's fast second and third runs: k moves from the third only)."""
+    from tierbench.study.pace_follow import PACE_WINDOW
+
+    pace = PaceFollower(quickstart(), "ssd", shared_time())  # the fit's runs end 6.8, 7.0, 7.2 s
+    factors = []
+    for n, work in enumerate((5.5, 5.5, 8.8, 8.8, 6.6), start=1):
+        said = pace.after(terasort(work_s=work, key=f"r{n}/ssd/terasort"))
+        factors.append(pace.factor)
+    assert PACE_WINDOW == 3 and "r5/ssd/terasort worked 6.60 s, the last 3 such runs 8.80 s at the median" in said
+    assert factors == pytest.approx([6.6 / 7.0, 6.6 / 5.5, 6.6 / 5.5, 6.6 / 8.8, 6.6 / 8.8])
     pace.before("terasort")
-    assert pace.current()["factor"] == MOST[1] and "at most" in said
+    assert pace.current()["from"] == "r5/ssd/terasort"
 
 
 def test_a_resumed_study_starts_at_the_pace_its_last_measuring_run_left():
     done = [terasort(work_s=5.5), terasort(config="hdd", work_s=20.0, key="r1/hdd/terasort")]
     pace = PaceFollower.for_study(quickstart(), shared_time(), done)
     pace.before("terasort")
-    assert pace.current()["factor"] == pytest.approx(6.6 / 5.5) and pace.current()["from"] == "r1/ssd/terasort"
+    assert pace.current()["factor"] == pytest.approx(6.6 / 7.0)  # the median of the fit's last two and that run
+    assert pace.current()["from"] == "r1/ssd/terasort"
 
 
 def test_a_runs_devices_are_judged_and_carried_at_its_own_k():

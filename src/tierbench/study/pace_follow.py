@@ -9,22 +9,23 @@ drives' time, so the TeraSort hybrid / all-HDD ratio came out 0.57 to 0.71 (docs
 
 So where the study has a configuration on the rate's own drives (the pace configuration: the SanDisk study's
 all-SSD, two SATA SSDs), each of its ok runs of the calibrated job measures the pace again: k = the calibration's k
-x its work time there (rate_s) / this run's work time, and every emulated device's limits are set to that k
-(SharedTime.rescale) for the calibrated job's runs that follow, until the next such run. The other jobs keep the
-calibration's k: the pace measured is the calibrated job's, and the others did not share its slowdown (run 94 of
-docs/scale-model.md: the study's all-SSD TeraSorts 1.13-1.21x the fit runs' work, its all-SSD TeraGens 2.2-3.3 s of
-work against the fit's 2.2-3.0). Each run records the k it ran at (details.pace), with which transfer.py carries it
-to the target and the report judges its devices. The pace configuration comes first in each repeat (the
-quickstart's spec lists it first), so that the others run at the pace just measured. A run far off the calibration
-(outside MOST) moves k to that bound only, and says so.
-"""
+x its work time there (rate_s) / the median work time of the last PACE_WINDOW runs of that job on those drives (the
+calibration's fit runs, then the study's), and every emulated device's limits are set to that k
+(SharedTime.rescale) for the calibrated job's runs that follow, until the next such run. The median, not the last
+run alone: one run's work is noisy, and a drive-paced run carries that noise whole while a CPU-paced one does not.
+In a study of 8 repeats at one k (session 56) the all-SSD TeraSorts' work varied by 12% (coefficient of variation),
+the hybrid TeraSorts' by 8%, and the two did not move together (correlation -0.06); in run 98 two fast all-SSD runs
+sped the drives up by 28% for hybrids no faster than before, and the TeraSort hybrid / all-HDD came out 0.68 and
+0.70 in those repeats against the first's 0.56 (docs/scale-model.md)."""
 
+import statistics
 from types import SimpleNamespace
 
 from ..model.scale import middle
 from ..model.transfer import active_seconds, emulated_drives
 
 MOST = (0.67, 1.5)  # the furthest k follows a run from the calibration's (a run twice as slow is a fluke or a fault)
+PACE_WINDOW = 3  # the last runs whose median work sets the pace: one run's noise damped, a drift followed in two
 
 
 def pace_config(spec) -> str | None:
@@ -43,7 +44,7 @@ def pace_config(spec) -> str | None:
 
 
 class PaceFollower:
-    """The k the study's next run goes at, from the last ok run of the calibrated job on the pace configuration."""
+    """The k the study's next run goes at, from the last ok runs of the calibrated job on the pace configuration."""
 
     def __init__(self, spec, config: str, shared_time, records: list[dict] = ()):
         c = spec.scale["calibration"]
@@ -52,6 +53,7 @@ class PaceFollower:
         self.factor, self.source = 1.0, "the calibration"  # the calibrated job's k / the calibration's, and whence
         self.applied = 1.0  # the factor the devices' limits are at
         self.run_factor, self.run_source = 1.0, "the calibration"  # the next run's (`before`)
+        self.works: list[float] = list(c["fit_s"])  # the work of the calibrated job's runs on those drives, in order
         for record in records:  # a resumed study: the pace its last measuring run left
             self.after(record)
 
@@ -82,8 +84,12 @@ class PaceFollower:
         if record.get("status") != "ok" or record.get("config") != self.config or record.get("label") != self.job:
             return None
         work = active_seconds(SimpleNamespace(details=record.get("details") or {}, wall_s=record["wall_s"]))
-        ratio = self.rate_s / work
+        self.works.append(work)
+        median = statistics.median(self.works[-PACE_WINDOW:])
+        ratio = self.rate_s / median
         self.factor, self.source = min(MOST[1], max(MOST[0], ratio)), record["run_key"]
-        return (f"pace: {record['run_key']} worked {work:.2f} s (the calibration's {self.rate_s:.2f} s): the drives at "
-                f"k {self.k:.3g} ({self.factor - 1:+.0%} of the calibration's) for the {self.job} runs that follow"
-                + ("" if self.factor == ratio else f" (the run says {ratio - 1:+.0%}: k follows it {MOST[0]}-{MOST[1]}x at most)"))
+        return (f"pace: {record['run_key']} worked {work:.2f} s, the last {PACE_WINDOW} such runs {median:.2f} s at "
+                f"the median (the calibration's {self.rate_s:.2f} s): the drives at k {self.k:.3g} "
+                f"({self.factor - 1:+.0%} of the calibration's) for the {self.job} runs that follow"
+                + ("" if self.factor == ratio else
+                   f" (the runs say {ratio - 1:+.0%}: k follows them {MOST[0]}-{MOST[1]}x at most)"))
