@@ -16,7 +16,7 @@ VERBS = (run, quickstart, report, results, compare, workloads, probe, check, pre
 
 EPILOG = """\
 examples:
-  tierbench quickstart                         a 2-config x 5-workload study on local dirs, with a report
+  tierbench quickstart                         the SanDisk TeraSort study scaled to this machine, with a report
   tierbench run examples/quick.toml            run your own study (results in ./tierbench-results/<name>)
   tierbench run study.toml --resume            continue a study that was interrupted
   tierbench report tierbench-results/quick     re-render the report from stored results, offline
