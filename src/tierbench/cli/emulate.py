@@ -7,7 +7,8 @@ from ..errors import UserError
 
 def add_parser(subparsers):
     e = subparsers.add_parser(
-        "emulate", help="make, remove or list emulated devices (an HDD, a SATA SSD, an NVMe SSD) on this machine (root)",
+        "emulate", help="make, remove or show emulated devices (up, down, status: an HDD, a SATA SSD, an NVMe SSD) on this "
+                   "machine (root)",
         formatter_class=argparse.RawDescriptionHelpFormatter,
         description="An emulated device is a loop device on a sparse file, ext4, mounted noatime under tierbench's "
                     "cache dir, throttled to a profile (sequential MB/s and IOPS, read and write) by cgroup-v1 blkio limits "
