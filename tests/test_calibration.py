@@ -340,9 +340,9 @@ def check_calibration(results: Path) -> None:
 
 
 def check_pace_followed(results: Path) -> None:
-    """The all-SSD pair's TeraSort, on the calibrated rate's own drives, measured this machine's pace again (with
-    the fit's last runs, their median): the TeraSort after it went at the k it gave (bounded), the other jobs at the calibration's, each recording its k, and
-    the report says so."""
+    """The all-SSD pair's TeraSort, on the calibrated rate's own drives, measured this machine's pace again (the
+    median with the fit's last runs): the TeraSort after it went at the k it gave (bounded), the other jobs at the
+    calibration's, each recording its k, and the report says so."""
     import json
 
     from tierbench.model.transfer import active_seconds

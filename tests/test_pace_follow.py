@@ -77,9 +77,10 @@ def test_k_follows_each_run_of_the_calibrated_job_on_those_drives_for_that_jobs_
     fluke.before("terasort")
     assert fluke.current()["factor"] == MOST[1] and "at most" in said
 
+
 def test_k_follows_the_median_of_the_last_runs_that_measured_the_pace():
     """One run's work is noisy: the pace is the median of the last PACE_WINDOW runs of the job on the pace drives,
-    the calibration's fit runs first (run 98's fast second and third runs: k moves from the third only)."""
+    the calibration's fit runs first: one fast run beside the fit's moves k less than it says, two move it."""
     from tierbench.study.pace_follow import PACE_WINDOW
 
     pace = PaceFollower(quickstart(), "ssd", shared_time())  # the fit's runs end 6.8, 7.0, 7.2 s
