@@ -24,6 +24,7 @@ from ..errors import SpecError
 from ..fields import between, positive_int, table, unknown_fields
 from ..model.hardware import catalog, load_hardware
 from ..model.scale import MODEL_JAVA_OPTIONS, Calibration, Here, ScaleModel, derive, direct_read_request
+from ..storage.emulation import read_iops_limit
 from ..units import parse_size
 from ..workloads import WORKLOADS
 
@@ -108,7 +109,7 @@ def apply_scale(src: str, raw: dict, model: ScaleModel) -> dict:
                 drives.append(scale_drive(src, f"storage.{name}.{role}", c[role], model))
     conf = model.hadoop_conf()
     if model.hold_map_output and drives:
-        conf["tierbench.local.direct.read.bytes"] = direct_read_request(drives)
+        conf["tierbench.local.direct.read.bytes"] = direct_read_request(drives, read_iops_limit)
     engines = [out.get("engine")] + list(out["engines"].values() if isinstance(out.get("engines"), dict) else [])
     for e in engines:
         if isinstance(e, dict) and e.get("kind") == "hadoop" and isinstance(e.get("conf", {}), dict):

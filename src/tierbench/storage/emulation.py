@@ -163,15 +163,24 @@ def scale_factor(ceiling_mb_s: float) -> float:
     return min(1.0, HEADROOM * ceiling_mb_s / fastest)
 
 
+# IOPS never cap a sequential stream below its bandwidth: reads come in requests of up to 1 MiB (the read-ahead;
+# measured: 26 IOPS held a 26 MB/s stream to 20 MB/s), and the throttle counts writeback's requests before they are
+# merged, ~256 KiB each (measured: 19 write IOPS held an fsync'ed 20 MB/s stream to 13 MB/s; 40 let it run at 19.5)
+READ_IOPS_PER_MB_S = 2
+WRITE_IOPS_PER_MB_S = 4
+
+
+def read_iops_limit(read_iops: float, read_mb_s: float) -> float:
+    """The read IOPS the throttle holds a device of these figures to (raised from its own: READ_IOPS_PER_MB_S)."""
+    return max(read_iops, READ_IOPS_PER_MB_S * read_mb_s)
+
+
 def throttle_limits(p: Profile) -> dict[str, float]:
     """The limits the root group's throttle holds a device of this profile to (what `_throttle` writes): its MB/s
     (tierbench's MB, 2^20 bytes), and its IOPS, raised where they would cap a sequential stream below its bandwidth."""
-    # never let IOPS cap a sequential stream below its bandwidth: reads come in requests of up to 1 MiB (the
-    # read-ahead; measured: 26 IOPS held a 26 MB/s stream to 20 MB/s), and the throttle counts writeback's
-    # requests before they are merged, ~256 KiB each (measured: 19 write IOPS held an fsync'ed 20 MB/s stream
-    # to 13 MB/s; 40 let it run at 19.5)
     return {"read_mb_s": p.read_mb_s, "write_mb_s": p.write_mb_s,
-            "read_iops": max(p.read_iops, 2 * p.read_mb_s), "write_iops": max(p.write_iops, 4 * p.write_mb_s)}
+            "read_iops": read_iops_limit(p.read_iops, p.read_mb_s),
+            "write_iops": max(p.write_iops, WRITE_IOPS_PER_MB_S * p.write_mb_s)}
 
 
 def stored_limits(entry: dict) -> dict[str, float]:
