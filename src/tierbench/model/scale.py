@@ -203,15 +203,15 @@ def derive(target: Hardware, target_size: int, data_bytes: int, here: Here, core
                          "calibration": calibration.to_dict() if calibration else None})
 
 
-def direct_read_request(drives: list[tuple[Drive, float]], iops_limit=lambda iops, mb_s: iops) -> int:
+def direct_read_request(drives: list[tuple[Drive, float]], iops_limit) -> int:
     """The request size in which the hadoop engine reads a reduce's inputs past the page cache
     (tierbench.io.DirectReads), for emulated drives of these (drive, streams): the size at which the throttle's IOPS
     limit charges the seek rule's rate at READ_SEEK_KIB (rate / IOPS, k cancelling out), the largest of the drives'
     so that none is charged more than its rule (an SSD's MB/s limit comes first at any of these sizes); in whole
-    4 KiB blocks, O_DIRECT's. `iops_limit(read_iops, read_mb_s)`: the read IOPS the throttle holds a drive of those
-    figures to, which is not always its own (storage/emulation.py raises an HDD's, so that its read-ahead keeps
-    its MB/s): sized against the drive's own, the requests were charged 1.7 times the rule's rate until 2026-11-29.
-    In MB of 2^20 bytes, as the throttle counts a drive's MB/s."""
+    4 KiB blocks, O_DIRECT's; in MB of 2^20 bytes, as the throttle counts a drive's MB/s. `iops_limit(read_iops,
+    read_mb_s)`: the read IOPS the throttle holds a drive of those figures to (storage/emulation.py), required: it is
+    not the drive's own (an HDD's is raised so that its read-ahead keeps its MB/s), and requests sized against the
+    drive's own were charged 1.7 times the rule's rate (docs/scale-model.md, session 57)."""
     sizes = [stream_mb_s(d, "read", READ_SEEK_KIB, streams) * MB / iops_limit(d.read_iops, d.read_mb_s)
              for d, streams in drives]
     size = min(MAX_DIRECT_READ, max([MIN_DIRECT_READ, *sizes]))
