@@ -96,3 +96,97 @@ def test_no_verb_changes_a_sentinel_or_signals_the_users_process(sentinels, caps
         assert snapshot(tree) == before, f"tierbench {' '.join(argv)} changed the user's tree"
         assert sleeper.poll() is None, f"tierbench {' '.join(argv)} signalled a process it did not start"
     # (tierbench's own cache may change: a stale pid file of its own is tidied away, never acted on)
+
+
+# -- links planted where tierbench writes as root (issue 60) ------------------------------------------------------
+# Each case: a folder tierbench writes in (a results folder being resumed, a data root with tierbench's mark, a
+# services dir with tierbench's mark), one file or folder in it replaced by a symbolic link to a victim; the verb
+# refuses in one line naming the link, and neither the victim nor the link changes.
+
+def _results(base: Path) -> Path:
+    res = base / "res"
+    shutil.copytree(COMPARE / "base-results", res)
+    return res
+
+
+def _data_root(base: Path) -> Path:
+    root = base / "data" / "tierbench" / "sentinel"
+    root.mkdir(parents=True)
+    (root / ".tierbench-owner").write_text(json.dumps({"study": "sentinel"}))
+    return root
+
+
+def _services_dir(base: Path) -> Path:
+    svc = base / "svc"
+    (svc / "pids").mkdir(parents=True)
+    (svc / "logs").mkdir()
+    (svc / ".tierbench-service").write_text("a directory of tierbench's hdfs service\n")
+    return svc
+
+
+def _run(base: Path, out: str, *more: str) -> list[str]:
+    return ["run", str(base / "spec.toml"), "--out", str(base / out), *more]
+
+
+LINKED = [  # (where, what becomes a link, to the victim file or folder, the command)
+    (_results, ".tierbench-lock", "file", lambda b: _run(b, "res", "--resume")),
+    (_results, ".tierbench-reserve", "file", lambda b: _run(b, "res", "--resume")),
+    (_results, "runs.jsonl", "file", lambda b: _run(b, "res", "--resume")),
+    (_results, "study.json", "file", lambda b: _run(b, "res", "--resume")),
+    (_results, "logs", "dir", lambda b: _run(b, "res", "--resume")),
+    (_results, "logs/runs", "dir", lambda b: _run(b, "res", "--resume")),
+    (_data_root, ".tierbench-lock", "file", lambda b: _run(b, "new")),
+    (_data_root, ".tierbench-owner", "file", lambda b: _run(b, "new")),
+    (_data_root, ".tierbench-lock", "file", lambda b: ["probe", str(b / "spec.toml"), "--out", str(b / "new")]),
+    (_services_dir, "pids/namenode.pid", "file", lambda b: ["services", "down", "hdfs", "--dir", str(b / "svc")]),
+    (_services_dir, "pids/namenode.pid", "file", lambda b: ["services", "status", "hdfs", "--dir", str(b / "svc")]),
+    (_services_dir, "pids", "dir", lambda b: ["services", "down", "hdfs", "--dir", str(b / "svc")]),
+    (_services_dir, "logs/namenode.log", "file", lambda b: ["services", "up", "hdfs", "--dir", str(b / "svc")]),
+    (_services_dir, "logs/resourcemanager.log", "file", lambda b: ["services", "up", "yarn", "--dir", str(b / "svc")]),
+    (_services_dir, "pids/master.pid", "file", lambda b: ["services", "up", "spark", "--dir", str(b / "svc")]),
+    (_services_dir, "pids/mon.pid", "file", lambda b: ["services", "up", "s3", "--dir", str(b / "svc")]),
+]
+
+
+class ADaemonWasAboutToStart(AssertionError):
+    """Raised by the guards below: a `services up` that got past its refusal (a regression) stops here, before it
+    fetches jars, installs Ceph or starts a JVM."""
+
+
+@pytest.fixture
+def nothing_starts(monkeypatch):
+    from tierbench.services import base, hdfs, s3, yarn
+
+    def guard(*_, **__):
+        raise ADaemonWasAboutToStart("a services verb went past its refusal")
+
+    monkeypatch.setattr(base.Daemon, "start", guard)
+    for module, name in ((hdfs, "hadoop_lib"), (yarn, "hadoop_lib"), (s3, "ensure_ceph")):
+        monkeypatch.setattr(module, name, guard)
+
+
+@pytest.mark.usefixtures("nothing_starts")
+@pytest.mark.parametrize("make, name, kind, argv", LINKED, ids=[f"{m.__name__[1:]}-{n}-{a(Path('/b'))[0:2]}"
+                                                                 for m, n, _, a in LINKED])
+def test_a_planted_link_is_refused_in_one_line_and_its_target_untouched(tmp_path, monkeypatch, capsys, make, name,
+                                                                         kind, argv):
+    monkeypatch.setenv("TIERBENCH_CACHE", str(tmp_path / "cache"))
+    victims = tmp_path / "victims"
+    (victims / "dir").mkdir(parents=True)
+    (victims / "file").write_text(json.dumps({"study": "sentinel"}))  # (what a planted owner mark would say)
+    (victims / "dir" / "notes.txt").write_text("the user's notes")
+    (tmp_path / "spec.toml").write_text(f'name = "sentinel"\n[storage.a]\ndata = ["{tmp_path}/data"]\n'
+                                        '[[workloads]]\nname = "teragen"\nrows = 1000\n')
+    folder = make(tmp_path)
+    link = folder / name
+    link.parent.mkdir(parents=True, exist_ok=True)
+    if link.is_dir():
+        shutil.rmtree(link)
+    link.unlink(missing_ok=True)
+    link.symlink_to(victims / kind)
+    before = snapshot(victims)
+    code = main(argv(tmp_path))
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and "symbolic link" in err[0] and name.rsplit("/")[-1] in err[0], (code, err)
+    assert snapshot(victims) == before
+    assert os.readlink(link) == str(victims / kind)

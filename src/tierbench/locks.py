@@ -3,7 +3,7 @@
 Two tierbench processes on one results folder, or on one data root, would delete each other's data and
 pool each other's records; the second one refuses in one line naming the first's PID. The lock is an
 flock on a small file holding the holder's PID: the kernel releases it when the holder dies, so a killed
-study never leaves a stale lock.
+study never leaves a stale lock. The lock file is opened without following a symbolic link (safefiles.py).
 """
 
 import fcntl
@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 
 from .errors import UserError
+from .safefiles import open_fd
 
 LOCK_FILE = ".tierbench-lock"
 
@@ -22,7 +23,8 @@ class HeldLock:
 
     def acquire(self) -> "HeldLock":
         try:
-            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+            # never through a link: in a folder others can write to, a planted link would have root truncate its target
+            fd = open_fd(self.path, "rw", what="its lock")
         except OSError as e:
             raise UserError(f"{self.what}: cannot create its lock file {self.path}: {e.strerror}") from None
         try:

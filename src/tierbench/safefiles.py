@@ -18,7 +18,7 @@ from .errors import UserError
 
 _FLAGS = {"r": os.O_RDONLY, "r+": os.O_RDWR, "w": os.O_WRONLY | os.O_CREAT | os.O_TRUNC,
           "a": os.O_WRONLY | os.O_CREAT | os.O_APPEND, "x": os.O_WRONLY | os.O_CREAT | os.O_EXCL,
-          "rw": os.O_RDWR | os.O_CREAT}
+          "rw": os.O_RDWR | os.O_CREAT, "a+": os.O_RDWR | os.O_CREAT | os.O_APPEND}
 
 
 def _refuse_link(path: Path, what: str) -> UserError:
@@ -32,7 +32,7 @@ def _not_regular(path: Path, what: str) -> UserError:
 
 
 def open_fd(path, mode: str = "a", perm: int = 0o644, what: str = "its file") -> int:
-    """An fd on `path` opened as `mode` ("r", "r+", "w", "a", "x", "rw": read-write, created if missing), refused in
+    """An fd on `path` opened as `mode` ("r", "r+", "w", "a", "a+", "x", "rw": read-write, created if missing), refused in
     one line (UserError) when the path is a symbolic link or not a regular file."""
     path = Path(path)
     try:
@@ -56,7 +56,7 @@ def open_fd(path, mode: str = "a", perm: int = 0o644, what: str = "its file") ->
 def open_file(path, mode: str = "a", what: str = "its file", encoding: str | None = "utf-8"):
     """open_fd as a Python file object (text with an encoding, else binary)."""
     fd = open_fd(path, mode, what=what)
-    pymode = {"r": "r", "r+": "r+", "w": "w", "a": "a", "x": "w", "rw": "r+"}[mode]
+    pymode = {"r": "r", "r+": "r+", "w": "w", "a": "a", "a+": "a+", "x": "w", "rw": "r+"}[mode]
     if encoding is None:
         return os.fdopen(fd, pymode + "b")
     return os.fdopen(fd, pymode, encoding=encoding)
@@ -90,3 +90,15 @@ def make_dirs(path, root, what: str = "its files") -> Path:
     path.mkdir(parents=True, exist_ok=True)
     check_no_link(path, root, what)
     return path
+
+
+def check_tree_no_link(path, root, what: str = "its files") -> None:
+    """check_no_link of `path`, and no symbolic link anywhere below it (a folder such as a results folder's logs/,
+    whose files are opened later by engines and daemons: a link planted inside is refused before any is written)."""
+    check_no_link(path, root, what)
+    if os.path.islink(path) or not os.path.isdir(path):
+        return
+    for folder, dirs, files in os.walk(path):  # (links to folders are listed in `dirs`, never walked into)
+        for name in (*dirs, *files):
+            if os.path.islink(os.path.join(folder, name)):
+                raise _refuse_link(Path(folder) / name, what)

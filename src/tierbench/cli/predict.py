@@ -7,6 +7,8 @@ from .. import bounds
 from ..errors import UserError
 from ..units import format_size
 
+MAX_NODE_COUNTS = 64  # --nodes values at once: what a reader of predictions.json can take, with room to spare
+
 
 def add_parser(subparsers):
     c = subparsers.add_parser(
@@ -39,7 +41,8 @@ def add_parser(subparsers):
                    "size, [scale] size in the spec, when the study has one; else the largest measured; "
                    f"{bounds.DATA_SIZE.words()})")
     c.add_argument("--nodes", help=f"override the hardware's node count ({bounds.NODES.words()}); with --cloud, the "
-                   "node counts to try: 8, a list 4,8,16 or a range 4..32 (doubling: 4, 8, 16, 32; the default)")
+                   "node counts to try: 8, a list 4,8,16 or a range 4..32 (doubling: 4, 8, 16, 32; the default); "
+                   f"at most {MAX_NODE_COUNTS} counts")
     c.add_argument("--cloud", action="append", default=[], metavar="CLOUD",
                    help="rank every instance type x storage option (local NVMe, volumes, the object store) x node count "
                         "of this cloud's catalog by $/job and by runtime (aws, gcp, azure; repeat for several; "
@@ -117,6 +120,9 @@ def cloud_options(args) -> tuple[list, list[int] | None]:
             raise UserError(f"--nodes {bounds.shown(args.nodes)}: {e}") from None
         if nodes[-1] > bounds.NODES.high:
             raise UserError(f"--nodes {bounds.shown(args.nodes)}: {bounds.NODES.words()}")
+        if len(nodes) > MAX_NODE_COUNTS:  # each count is a row per instance and storage: thousands filled 128 MB
+            raise UserError(f"--nodes {bounds.shown(args.nodes)}: {len(nodes)} node counts; at most {MAX_NODE_COUNTS} "
+                            "at once (a range such as 4..1024 doubles: 4, 8, ..., 1024)")
         if args.hardware and len(nodes) > 1:
             raise UserError(f"--nodes {bounds.shown(args.nodes)}: a list or range is for --cloud; with --hardware too, "
                             "give one node count")

@@ -72,7 +72,8 @@ def add_parser(subparsers):
     sv.add_argument("--balancer", choices=("haproxy", "none"), help="s3: haproxy puts HAProxy (round robin) in front of "
                     "the gateways, on --port, with an admin socket a study's `gateways` sweep uses (default: none: "
                     "the first gateway is the endpoint)")
-    sv.add_argument("--dir", help="the service's directory (default: ~/.cache/tierbench/services/NAME)")
+    sv.add_argument("--dir", help="the service's directory: a new or empty folder, which tierbench marks as its own, or "
+                    "one it made before (default: ~/.cache/tierbench/services/NAME)")
     sv.add_argument("--conf-dir", action="store_true", help="status: print only the service's Hadoop conf dir")
     return sv
 
@@ -103,7 +104,11 @@ def _service(args):
 
 
 def run(args) -> int:
+    from ..services.base import check_dir
+
     svc = _service(args)
+    if args.action != "up":  # (`up` claims its folder itself, before it writes anything)
+        check_dir(svc.home, args.service)  # a folder of someone else's: nothing stopped, written or deleted there
     if args.action == "up":
         st = svc.up(on_phase=lambda t: print(f"{args.service}: {t}", file=sys.stderr))
         for line in svc.up_lines(st):

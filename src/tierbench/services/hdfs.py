@@ -14,8 +14,9 @@ from pathlib import Path
 from ..toolchain import ADD_OPENS, hadoop_lib, hadoop_log4j_dir, java_bin
 from .. import bounds
 from ..errors import UserError
+from ..safefiles import write_text
 from ..ownership import remove_owned_root
-from .base import Daemon, free_port, port_free, wait_until_ready, xml_conf
+from .base import Daemon, claim_dir, free_port, port_free, wait_until_ready, xml_conf
 
 READY_TIMEOUT_S = 120
 ORDER = 3  # its place among `tierbench services`' services (services/registry.py)
@@ -58,12 +59,13 @@ class Hdfs:
     def _java(self, conf: Path, main: str, *args: str) -> list[str]:
         if not self.jvm_tmp.exists():  # marked as ours: `down` deletes it only then (ownership.py)
             self.jvm_tmp.mkdir(parents=True)
-            (self.jvm_tmp / JVM_TMP_MARK).write_text("java.io.tmpdir of this HDFS's daemons: deleted at services down\n")
+            write_text(self.jvm_tmp / JVM_TMP_MARK, "java.io.tmpdir of this HDFS's daemons: deleted at services down\n")
         return [java_bin(), "-Xmx512m", *ADD_OPENS.split(), f"-Dhadoop.log.dir={self.home / 'logs'}",
                 f"-Djava.io.tmpdir={self.jvm_tmp}", "-cp", f"{conf}:{hadoop_log4j_dir()}:{hadoop_lib()}/*", main, *args]
 
     def up(self, on_phase=print) -> dict:
         self._check_options()
+        claim_dir(self.home, self.name)  # (a folder of someone else's files is refused before anything is written)
         if self.namenode.pid() or any(d.pid() for d in self._dn_daemons()):
             st = self.status()
             if st["ready"]:
@@ -86,15 +88,15 @@ class Hdfs:
         confs = {"namenode": self.home / "conf" / "namenode"}
         for c in confs.values():
             c.mkdir(parents=True, exist_ok=True)
-            (c / "core-site.xml").write_text(xml_conf({"fs.defaultFS": common["fs.defaultFS"], "hadoop.tmp.dir": common["hadoop.tmp.dir"]}))
-            (c / "hdfs-site.xml").write_text(xml_conf(common))
+            write_text(c / "core-site.xml", xml_conf({"fs.defaultFS": common["fs.defaultFS"], "hadoop.tmp.dir": common["hadoop.tmp.dir"]}))
+            write_text(c / "hdfs-site.xml", xml_conf(common))
         dn_dirs = [self._write_datanode_conf(i, common) for i in range(1, self.datanodes + 1)]
         # the clients' conf: what HADOOP_CONF_DIR should point at
         client = self.home / "conf" / "client"
         client.mkdir(parents=True, exist_ok=True)
-        (client / "core-site.xml").write_text(xml_conf({"fs.defaultFS": common["fs.defaultFS"]}))
-        (client / "hdfs-site.xml").write_text(xml_conf({"dfs.replication": common["dfs.replication"], "dfs.blocksize": common["dfs.blocksize"]}))
-        self.state_file.write_text(json.dumps({"ports": ports, "datanodes": self.datanodes, "datanode_dirs": dn_dirs,
+        write_text(client / "core-site.xml", xml_conf({"fs.defaultFS": common["fs.defaultFS"]}))
+        write_text(client / "hdfs-site.xml", xml_conf({"dfs.replication": common["dfs.replication"], "dfs.blocksize": common["dfs.blocksize"]}))
+        write_text(self.state_file, json.dumps({"ports": ports, "datanodes": self.datanodes, "datanode_dirs": dn_dirs,
                                                "uri": common["fs.defaultFS"], "conf_dir": str(client)}))
         if not (nn_dir / "current" / "VERSION").exists():
             on_phase("formatting the NameNode")
@@ -118,8 +120,8 @@ class Hdfs:
             dirs = [Path(self.data_dirs[(i - 1) % len(self.data_dirs)]) / f"datanode-{i}-{k}" for k in range(self.dirs_per_datanode)]
         else:
             dirs = [self.home / f"datanode-{i}" / f"data{k}" for k in range(self.dirs_per_datanode)]
-        (c / "core-site.xml").write_text(xml_conf({"fs.defaultFS": common["fs.defaultFS"], "hadoop.tmp.dir": self.home / "tmp" / f"dn{i}"}))
-        (c / "hdfs-site.xml").write_text(xml_conf(common | {
+        write_text(c / "core-site.xml", xml_conf({"fs.defaultFS": common["fs.defaultFS"], "hadoop.tmp.dir": self.home / "tmp" / f"dn{i}"}))
+        write_text(c / "hdfs-site.xml", xml_conf(common | {
             "dfs.datanode.data.dir": ",".join(f"file://{d}" for d in dirs),
             "dfs.datanode.address": "127.0.0.1:0", "dfs.datanode.http.address": "127.0.0.1:0",
             "dfs.datanode.ipc.address": "127.0.0.1:0", "dfs.datanode.hostname": "127.0.0.1",

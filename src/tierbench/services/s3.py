@@ -26,7 +26,8 @@ import uuid
 from pathlib import Path
 
 from ..errors import UserError
-from .base import Daemon, free_port, port_free
+from ..safefiles import write_text
+from .base import SERVICE_MARK, Daemon, claim_dir, free_port, port_free
 from .ceph_files import ceph_conf, describe, gateway_name, haproxy_cfg, sigv4_request, topology
 
 READY_TIMEOUT_S = 180
@@ -112,6 +113,7 @@ class CephS3:
         return subprocess.run(["ceph", "-c", str(self.conf), "--connect-timeout", "20", *args], capture_output=True, text=True, timeout=timeout)
 
     def up(self, on_phase=print) -> dict:
+        claim_dir(self.home, self.name)  # (a folder of someone else's files is refused before anything is written)
         if any(d.pid() for d in self.daemons):
             st = self.status()
             if st["ready"]:
@@ -137,7 +139,7 @@ class CephS3:
             self._create_user_and_bucket(endpoint, on_phase)
             state["bucket"] = self.bucket
         state.update(endpoint=endpoint, gateways=direct, balancer_admin=str(self.admin_socket) if self.balancer else None)
-        self.state_file.write_text(json.dumps(state))
+        write_text(self.state_file, json.dumps(state))
         return self.status()
 
     def _check_as_created(self, state: dict) -> None:
@@ -160,7 +162,7 @@ class CephS3:
     def _create(self, on_phase) -> dict:
         """A new service: its directories, ports, ceph.conf and the monitor's store; returns what service.json keeps."""
         t = self.topology
-        if self.home.exists() and any(self.home.iterdir()):
+        if self.home.exists() and any(p.name != SERVICE_MARK for p in self.home.iterdir()):
             raise UserError(f"{self.home} is not empty and holds no tierbench S3 service; choose another --dir")
         haproxy = t["balancer"] == "haproxy"
         rgw_ports = [free_port() for _ in range(t["gateways"])]
@@ -171,7 +173,7 @@ class CephS3:
         for d in ("run", "logs", "mon/a", "mgr/x", "rgw", "blocks", *(f"osd/{i}" for i in range(t["osds"])),
                   *(f"rgw/{gateway_name(i)}" for i in range(1, t["gateways"]))):
             (self.home / d).mkdir(parents=True, exist_ok=True)
-        self.conf.write_text(ceph_conf(self.home, t, state["fsid"], state["ports"]))
+        write_text(self.conf, ceph_conf(self.home, t, state["fsid"], state["ports"]))
         on_phase("creating the monitor")
         subprocess.run(["monmaptool", "--create", "--addv", "a", f"[v1:127.0.0.1:{state['ports']['mon']}]", "--fsid", state["fsid"],
                         str(self.home / "monmap")], check=True, capture_output=True)
@@ -221,7 +223,7 @@ class CephS3:
         if self.balancer:
             on_phase("starting HAProxy in front of the gateways (round robin)")
             cfg = self.home / "haproxy.cfg"
-            cfg.write_text(haproxy_cfg(self.admin_socket, state["ports"]))
+            write_text(cfg, haproxy_cfg(self.admin_socket, state["ports"]))
             self._run(["haproxy", "-c", "-q", "-f", str(cfg)], "haproxy -c (the configuration check)")
             self.admin_socket.unlink(missing_ok=True)
             self.balancer.start(["haproxy", "-f", str(cfg), "-db"])
@@ -237,7 +239,7 @@ class CephS3:
         if out.returncode != 0:
             raise UserError(f"radosgw-admin user create failed: {out.stderr.strip()[-300:]}")
         keys = json.loads(out.stdout)["keys"][0]
-        self.credentials_file.write_text(json.dumps({"access_key": keys["access_key"], "secret_key": keys["secret_key"]}))
+        write_text(self.credentials_file, json.dumps({"access_key": keys["access_key"], "secret_key": keys["secret_key"]}))
         self.credentials_file.chmod(0o600)
         status = sigv4_request("PUT", f"{endpoint}/{self.bucket}", keys["access_key"], keys["secret_key"])
         if status not in (200, 409):

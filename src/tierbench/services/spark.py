@@ -22,7 +22,8 @@ from pathlib import Path
 
 from ..toolchain import embedded_spark_dir, pyspark_home, remember_spark_master
 from ..errors import UserError
-from .base import Daemon, free_port, wait_until_ready
+from ..safefiles import write_text
+from .base import Daemon, claim_dir, free_port, wait_until_ready
 
 READY_TIMEOUT_S = 90
 ORDER = 2  # its place among `tierbench services`' services (services/registry.py)
@@ -70,7 +71,7 @@ class SparkStandalone:
 
     def _write_state(self, state: dict) -> None:
         tmp = self.state_file.with_suffix(".tmp")
-        tmp.write_text(json.dumps(state, indent=1))
+        write_text(tmp, json.dumps(state, indent=1))
         os.replace(tmp, self.state_file)
 
     def registered_workers(self) -> int:
@@ -105,6 +106,7 @@ class SparkStandalone:
         state.setdefault("worker_local_dirs", {})[str(i)] = [str(d) for d in local_dirs]
 
     def up(self, on_phase=print) -> dict:
+        claim_dir(self.home, self.name)  # (a folder of someone else's files is refused before anything is written)
         if self.master.pid() or any(w.pid() for w in self._worker_daemons()):
             st = self.status()
             if st["ready"]:

@@ -14,7 +14,8 @@ from pathlib import Path
 
 from ..toolchain import ADD_OPENS, hadoop_lib, hadoop_log4j_dir, java_bin
 from ..errors import UserError
-from .base import Daemon, free_port, wait_until_ready, xml_conf
+from ..safefiles import write_text
+from .base import Daemon, claim_dir, free_port, wait_until_ready, xml_conf
 
 READY_TIMEOUT_S = 120
 ORDER = 1  # its place among `tierbench services`' services (services/registry.py)
@@ -39,11 +40,11 @@ class Yarn:
         for d in ("conf", "logs", "data/nm-local", "logs/containers", "tmp", "staging"):
             (self.home / d).mkdir(parents=True, exist_ok=True)
         cp = f"{self.conf}:{hadoop_log4j_dir()}:{lib}/*"
-        (self.conf / "core-site.xml").write_text(xml_conf({
+        write_text(self.conf / "core-site.xml", xml_conf({
             "fs.defaultFS": "file:///",
             "hadoop.tmp.dir": self.home / "tmp",
         }))
-        (self.conf / "yarn-site.xml").write_text(xml_conf({
+        write_text(self.conf / "yarn-site.xml", xml_conf({
             "yarn.resourcemanager.hostname": "127.0.0.1",
             "yarn.resourcemanager.address": f"127.0.0.1:{ports['rm']}",
             "yarn.resourcemanager.scheduler.address": f"127.0.0.1:{ports['scheduler']}",
@@ -73,7 +74,7 @@ class Yarn:
             "yarn.nodemanager.env-whitelist": "JAVA_HOME,HADOOP_COMMON_HOME,HADOOP_HDFS_HOME,HADOOP_CONF_DIR,HADOOP_YARN_HOME,HADOOP_MAPRED_HOME,PATH,LANG,TZ",
         }))
         opts = f"-Xmx384m {ADD_OPENS}"
-        (self.conf / "mapred-site.xml").write_text(xml_conf({
+        write_text(self.conf / "mapred-site.xml", xml_conf({
             "mapreduce.framework.name": "yarn",
             "mapreduce.application.classpath": cp,
             "yarn.app.mapreduce.am.env": f"HADOOP_MAPRED_HOME={lib.parent}",
@@ -92,6 +93,7 @@ class Yarn:
         return ports
 
     def up(self, on_phase=print) -> dict:
+        claim_dir(self.home, self.name)  # (a folder of someone else's files is refused before anything is written)
         if self.rm.pid() or self.nm.pid():
             st = self.status()
             if st["ready"]:
@@ -106,7 +108,7 @@ class Yarn:
         cp = f"{self.conf}:{hadoop_lib()}/*"
         base = [java, "-Xmx512m", *ADD_OPENS.split(), f"-Djava.io.tmpdir={self.home / 'tmp'}",
                 f"-Dhadoop.log.dir={self.home / 'logs'}", f"-Dyarn.log.dir={self.home / 'logs'}", "-cp", cp]
-        self.state_file.write_text(json.dumps({"ports": ports, "conf_dir": str(self.conf)}))
+        write_text(self.state_file, json.dumps({"ports": ports, "conf_dir": str(self.conf)}))
         on_phase("starting the ResourceManager")
         self.rm.start(base + ["org.apache.hadoop.yarn.server.resourcemanager.ResourceManager"], env)
         on_phase("starting the NodeManager")

@@ -14,6 +14,7 @@ from pathlib import Path
 from ..errors import UserError
 from ..locks import LOCK_FILE, HeldLock
 from ..ownership import OwnershipError, owned_root_of, remove_owned, remove_owned_root
+from ..safefiles import check_no_link, write_text
 from .types import StorageConfig
 
 OWNER_FILE = ".tierbench-owner"
@@ -27,6 +28,11 @@ def _dirname(variant: str) -> str:
 
 def study_root(target_dir: str, study: str) -> Path:
     return Path(target_dir) / NAMESPACE / study  # the local side of StorageType.dataset_uris' namespace
+
+
+def _spec_dir(root: Path) -> Path:
+    """The directory the spec named, of a root (study_root's): what lies below it is checked for links, not it."""
+    return root.parent.parent
 
 
 class StudyLayout:
@@ -53,6 +59,8 @@ class StudyLayout:
         """Before anything runs: every root is ours or can be made ours."""
         for root in self.roots:
             owner = root / OWNER_FILE
+            for mine in (OWNER_FILE, LOCK_FILE):  # (a shared data directory: anyone may have planted a link)
+                check_no_link(root / mine, _spec_dir(root), f"the data root's {mine}")
             if root.exists() and not owner.is_file():
                 raise OwnershipError(
                     f"{root} exists but was not created by tierbench (no {OWNER_FILE}); "
@@ -91,7 +99,8 @@ class StudyLayout:
                 self._locks[root] = HeldLock(root / LOCK_FILE, f"{root} (a data root of study {self.spec.name!r})").acquire()
             owner = root / OWNER_FILE
             if not owner.exists():
-                owner.write_text(json.dumps({"study": self.spec.name, "created": time.time(), "pid": os.getpid()}))
+                write_text(owner, json.dumps({"study": self.spec.name, "created": time.time(), "pid": os.getpid()}),
+                           "its owner mark")
         for root in self.remote_roots:  # (no lock on a remote file system: the local roots' locks guard a study)
             fs = self._fs(root)
             fs.mkdirs(root)  # (FsShell's touchz wants the parent to exist)

@@ -20,9 +20,10 @@ from pathlib import Path
 from ..errors import UserError
 from ..locks import LOCK_FILE, HeldLock
 from ..redaction import mask
+from ..safefiles import check_no_link, check_tree_no_link, make_dirs, open_fd, open_file, write_text
 from ..units import format_size
 from .reading import LINE_MAX_BYTES, STUDY_MAX_BYTES, capped_lines, last_newline, open_regular, read_capped
-from .derived import PROBE_FILE, is_probe_result, read_derived
+from .derived import PROBE_FILE, PROBE_MAX_BYTES, is_probe_result, read_derived
 from .record import RECORD_FIELDS, SCHEMA_VERSION, upgrade, upgrade_study  # noqa: F401 (RECORD_FIELDS: re-exported)
 from .schema import record_problem, study_problem
 from .stored import DERIVED_FILES, StoredStudy
@@ -34,6 +35,7 @@ RESERVE_BYTES = 1 << 20  # a few hundred run records
 CALIBRATION_DIR = "calibration"  # a scale model's calibration study, a results folder inside the study's (study/calibration.py)
 PACE_CHECK_DIR = "calibration-after"  # the calibration's job again after the study (study/calibration.py pace_check)
 FIT_DIR = "calibration-fit"  # the calibration's job on the rate's own drives, before the study (study/calibration.py)
+LOGS_DIR = "logs"  # the engines' and the setup commands' logs
 
 
 def _is_calibration(path: Path) -> bool:
@@ -113,6 +115,7 @@ class ResultsDir:
         if os.path.lexists(self.path) and not os.path.exists(self.path):
             raise UserError(f"{self.path} is a dangling symbolic link (or a loop of links); --out must be a directory")
         self.check_writable_as_new()  # (a folder of someone else's files is refused before anything is written)
+        self.check_no_links()
         self._made_folder = None  # the outermost folder this makes (the results folder or a parent of it)
         for p in (self.path.absolute(), *self.path.absolute().parents):
             if os.path.lexists(p):
@@ -123,6 +126,15 @@ class ResultsDir:
         except OSError as e:
             raise UserError(f"cannot create the results folder {self.path}: {e.strerror}; choose a directory you can write to") from None
         self._lock = HeldLock(self.path / LOCK_FILE, f"the results folder {self.path}").acquire()
+
+    def check_no_links(self) -> None:
+        """Nothing this writes to here is a symbolic link (one line naming it otherwise): a --resume's runs.jsonl or
+        logs/ linked out of the folder would have root append records or logs to the link's target."""
+        if not self.path.is_dir():
+            return
+        for name in (STUDY_FILE, RUNS_FILE, RESERVE_FILE, *DERIVED_FILES.values()):
+            check_no_link(self.path / name, self.path, "its results")
+        check_tree_no_link(self.path / LOGS_DIR, self.path, "its logs")
 
     def unlock(self) -> None:
         if self._lock is None:  # never held: nothing here is ours to tidy
@@ -144,11 +156,11 @@ class ResultsDir:
             self.check_writable_as_new()
         try:
             self.path.mkdir(parents=True, exist_ok=True)
-            (self.path / "logs").mkdir(exist_ok=True)
+            make_dirs(self.path / LOGS_DIR, self.path, "its logs")
         except OSError as e:
             raise UserError(f"cannot create the results folder {self.path}: {e.strerror}") from None
         self._write_json(self.study_file, {"schema_version": SCHEMA_VERSION} | study)
-        self.runs_file.touch()
+        os.close(open_fd(self.runs_file, "a", what="its run records"))
 
     def update_study(self, **fields) -> None:
         """study.json with `fields` set. A derived output among them (`probe`, `predictions`) goes to its own file
@@ -163,17 +175,24 @@ class ResultsDir:
     def save_derived(self, key: str, value: dict) -> None:
         """A derived output (`probe`: tierbench probe's, `predictions`: tierbench predict's) in its own file beside
         runs.jsonl. A copy an older version kept in study.json is dropped, so that the file is what is read."""
-        self._write_json(self.path / DERIVED_FILES[key], value)
+        self._write_json(self.path / DERIVED_FILES[key], value, PROBE_MAX_BYTES if key == "probe" else STUDY_MAX_BYTES)
         study = self._read_study()
         if key in study:
             del study[key]
             self._write_json(self.study_file, study)
 
-    def _write_json(self, path: Path, obj) -> None:
+    def _write_json(self, path: Path, obj, limit: int = STUDY_MAX_BYTES) -> None:
+        """`obj` as `path` (through a temporary file, replaced: never half written), refused in one line when it would
+        be larger than its reader takes (`limit`): a file written too large would make the folder read as damaged."""
+        text = mask(json.dumps(obj, indent=2, default=str))
+        size = len(text.encode())
+        if size > limit:
+            raise UserError(f"{path}: would be {format_size(size)}, more than tierbench reads back ({format_size(limit)}); "
+                            "not written: ask for fewer results at once")
         tmp = path.with_suffix(".tmp")
         try:
-            tmp.write_text(mask(json.dumps(obj, indent=2, default=str)))
-            os.replace(tmp, path)
+            write_text(tmp, text, "its results")
+            os.replace(tmp, path)  # (replaces a link at `path` itself, never its target)
         except OSError as e:  # a full disk: no partial file left, the runs recorded so far intact
             tmp.unlink(missing_ok=True)
             raise UserError(f"cannot write {path}: {e.strerror}; the runs recorded so far are intact in {RUNS_FILE}: "
@@ -189,7 +208,7 @@ class ResultsDir:
         its record still goes in, in this room, before the study stops."""
         path = self.path / RESERVE_FILE
         try:
-            with open(path, "wb") as f:
+            with open_file(path, "w", "its reserve", encoding=None) as f:
                 os.posix_fallocate(f.fileno(), 0, RESERVE_BYTES)
         except OSError:  # no room even for that: records take their chance
             path.unlink(missing_ok=True)
@@ -248,7 +267,7 @@ class ResultsDir:
                             "keeps for records) with every run before it; free space, then continue with --resume") from None
 
     def _append_line(self, line: bytes) -> None:
-        with open(self.runs_file, "ab+") as f:
+        with open_file(self.runs_file, "a+", "its run records", encoding=None) as f:
             size = f.seek(0, os.SEEK_END)
             torn = False
             if size > 0:
@@ -280,7 +299,7 @@ class ResultsDir:
             size = os.fstat(f.fileno()).st_size
             end = _torn_tail(f, size)
         if end < size:
-            with open(self.runs_file, "r+b") as w:  # (a regular file: checked as it was opened above)
+            with open_file(self.runs_file, "r+", "its run records", encoding=None) as w:
                 w.truncate(end)
                 os.fsync(w.fileno())
             self.on_warning(f"{self.runs_file}: cut off a torn last line ({size - end} bytes, a run that was "
@@ -323,8 +342,8 @@ class ResultsDir:
             self.on_warning(text)
 
     def log_path(self, name: str) -> Path:
-        (self.path / "logs").mkdir(exist_ok=True)
-        return self.path / "logs" / name
+        make_dirs(self.path / LOGS_DIR, self.path, "its logs")
+        return self.path / LOGS_DIR / name
 
 
 def _torn_tail(f, size: int) -> int:
