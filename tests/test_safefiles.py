@@ -47,3 +47,13 @@ def test_a_linked_folder_inside_the_root_is_refused(tmp_path):
     linked_root.symlink_to(root)
     make_dirs(linked_root / "made", linked_root)  # the root itself may be reached through a link
     assert (root / "made").is_dir()
+
+
+def test_a_secret_file_is_created_owner_only(tmp_path):
+    """(S3's credentials file: made 0600 at creation, never readable by others for a moment.)"""
+    old = os.umask(0)
+    try:
+        write_text(tmp_path / "credentials", "{}", perm=0o600)
+    finally:
+        os.umask(old)
+    assert (tmp_path / "credentials").stat().st_mode & 0o777 == 0o600

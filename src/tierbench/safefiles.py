@@ -53,18 +53,18 @@ def open_fd(path, mode: str = "a", perm: int = 0o644, what: str = "its file") ->
     return fd
 
 
-def open_file(path, mode: str = "a", what: str = "its file", encoding: str | None = "utf-8"):
+def open_file(path, mode: str = "a", what: str = "its file", encoding: str | None = "utf-8", perm: int = 0o644):
     """open_fd as a Python file object (text with an encoding, else binary)."""
-    fd = open_fd(path, mode, what=what)
+    fd = open_fd(path, mode, perm, what=what)
     pymode = {"r": "r", "r+": "r+", "w": "w", "a": "a", "a+": "a+", "x": "w", "rw": "r+"}[mode]
     if encoding is None:
         return os.fdopen(fd, pymode + "b")
     return os.fdopen(fd, pymode, encoding=encoding)
 
 
-def write_text(path, text: str, what: str = "its file") -> None:
+def write_text(path, text: str, what: str = "its file", perm: int = 0o644) -> None:
     """Path.write_text, refusing a link or a non-regular file."""
-    with open_file(path, "w", what=what) as f:
+    with open_file(path, "w", what=what, perm=perm) as f:
         f.write(text)
 
 

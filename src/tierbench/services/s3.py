@@ -239,7 +239,10 @@ class CephS3:
         if out.returncode != 0:
             raise UserError(f"radosgw-admin user create failed: {out.stderr.strip()[-300:]}")
         keys = json.loads(out.stdout)["keys"][0]
-        write_text(self.credentials_file, json.dumps({"access_key": keys["access_key"], "secret_key": keys["secret_key"]}))
+        # created owner-only (not chmod'ed after: the keys would be readable by anyone for a moment)
+        self.credentials_file.unlink(missing_ok=True)
+        write_text(self.credentials_file, json.dumps({"access_key": keys["access_key"], "secret_key": keys["secret_key"]}),
+                   perm=0o600)
         self.credentials_file.chmod(0o600)
         status = sigv4_request("PUT", f"{endpoint}/{self.bucket}", keys["access_key"], keys["secret_key"])
         if status not in (200, 409):
