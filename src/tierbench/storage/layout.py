@@ -1,7 +1,8 @@
 """Namespaced roots that tierbench owns, and the only places it writes or deletes.
 
-For every directory a spec names, tierbench works in `<dir>/tierbench/<study>/`
-and marks it with an owner file. It refuses a root that exists without its
+For every directory a spec names, tierbench works in `<dir>/tierbench/<study>-<id>/`
+(the id: the results folder's, study/identity.py, so that two studies of one spec in two folders never share a
+root; `<study>` alone for a folder recorded before ids) and marks it with an owner file. It refuses a root that exists without its
 mark (someone else's files), and every delete goes through `remove`, which
 refuses any path outside a marked root.
 """
@@ -26,6 +27,7 @@ def _dirname(variant: str) -> str:
 
 
 def study_root(target_dir: str, study: str) -> Path:
+    """`study`: the spec's root_name (its name and its folder's id)."""
     return Path(target_dir) / NAMESPACE / study  # the local side of StorageType.dataset_uris' namespace
 
 
@@ -36,9 +38,10 @@ class StudyLayout:
         for c in spec.storage:
             targets.extend(c.local_data)
             targets.extend(c.intermediate)
-        self.roots = sorted({study_root(t, spec.name) for t in targets})
+        self.name = spec.root_name  # the roots' name: the study's and its results folder's id
+        self.roots = sorted({study_root(t, self.name) for t in targets})
         # roots on other file systems (hdfs://), each with the settings to reach it
-        self.namespace = f"{NAMESPACE}/{spec.name}"
+        self.namespace = f"{NAMESPACE}/{self.name}"
         self._locks: dict[Path, HeldLock] = {}
         self.remote_roots = {c.type.remote_root(c.data, self.namespace): c for c in spec.storage if c.remote}
         self._remote_checked = False  # each remote call is a JVM (1-3 s): the roots are checked once per process
@@ -168,13 +171,13 @@ class StudyLayout:
 
     def dataset_dirs(self, config: StorageConfig, variant: str, repeat: int, dataset: str) -> list[Path]:
         """The local directories of a data set (none on hdfs)."""
-        return [study_root(d, self.spec.name) / _dirname(variant) / f"r{repeat}" / dataset for d in config.local_data]
+        return [study_root(d, self.name) / _dirname(variant) / f"r{repeat}" / dataset for d in config.local_data]
 
     def remove_repeat(self, config: StorageConfig, variant: str, repeat: int) -> None:
         if config.remote:
             self.remove_uri(config.type.dataset_uris(config.data, self.namespace, self._rel(variant, repeat))[0])
         for d in config.local_data:
-            self.remove(study_root(d, self.spec.name) / _dirname(variant) / f"r{repeat}")
+            self.remove(study_root(d, self.name) / _dirname(variant) / f"r{repeat}")
         self.remove(self.scratch_dir(config, variant, repeat, "x").parent)
 
     def remove_dataset(self, config: StorageConfig, variant: str, repeat: int, dataset: str, remote: bool = True) -> None:
@@ -185,7 +188,7 @@ class StudyLayout:
 
     def scratch_dir(self, config: StorageConfig, variant: str, repeat: int, label: str) -> Path:
         """An engine's own working files for one run (Hadoop's tmp dir, TeraValidate's report): always local."""
-        return study_root(config.intermediate[0], self.spec.name) / _dirname(variant) / f"r{repeat}" / "_scratch" / label
+        return study_root(config.intermediate[0], self.name) / _dirname(variant) / f"r{repeat}" / "_scratch" / label
 
     def intermediate_dirs(self, config: StorageConfig, variant: str) -> list[Path]:
         """The engine's local dirs: each intermediate dir split into `split` subdirectories,
@@ -193,5 +196,5 @@ class StudyLayout:
         out = []
         for k in range(config.split):
             for d in config.intermediate:
-                out.append(study_root(d, self.spec.name) / _dirname(variant) / "intermediate" / f"dir{k}")
+                out.append(study_root(d, self.name) / _dirname(variant) / "intermediate" / f"dir{k}")
         return out

@@ -22,6 +22,7 @@ from ..store import ResultsDir, latest_ok
 from ..store.pooling import check_resume
 from .config_commands import ConfigBlocks
 from .context import RunContext, no_step_watcher
+from .inputs import inputs_kept
 from .lifecycle import DROP_CACHES_FILE, RunLifecycle, can_drop_caches, now
 
 
@@ -130,6 +131,7 @@ class StudyRunner:
                 "variants": [v.__dict__ for v in spec.variants()],
                 "plan": [p.to_dict() for p in self.plan],
                 "created_at": now(),
+                **({"study_id": spec.study_id} if spec.study_id else {}),  # (its devices' and roots' names: identity.py)
                 "command_line": self.command_line,
                 "machine": machine_facts(),
                 **tool_facts(),
@@ -291,11 +293,15 @@ class StudyRunner:
             yield b
 
     def _run_plan(self, records: list, console, budget=None, pace=None) -> ResultsDir:
-        done = latest_ok(records)
+        # (a run whose output went with its data root -- a device rebuilt since -- runs again before its readers)
+        done, again = inputs_kept(self.spec, self.plan, latest_ok(records))
         todo = [p for p in self.plan if p.key not in done]
         progress = StudyProgress(len(self.plan), len(self.plan) - len(todo), console)
         if done:
             progress.info(f"resuming: {len(done)} of {len(self.plan)} runs already recorded ok, {len(todo)} to go")
+        if again:
+            progress.info(f"their input was in a data root made since it was written (a device rebuilt): "
+                          f"{', '.join(again)} run again")
         engines = self._engines or make_engines(self.spec, self.results.path / "logs")
         all_ok = True
         for e in engines.values():
