@@ -23,6 +23,7 @@ from ..store.pooling import check_resume
 from .config_commands import ConfigBlocks
 from .context import RunContext, no_step_watcher
 from .inputs import inputs_kept
+from .machine_share import MachineShare
 from .lifecycle import DROP_CACHES_FILE, RunLifecycle, can_drop_caches, now
 
 
@@ -234,12 +235,13 @@ class StudyRunner:
         """The whole study, holding the results folder and the data roots for this process only."""
         self.layout.check_outside(self.results.path, "--out")  # before the lock makes the folder:
         self.layout.check()  # a refusal leaves nothing behind, not even a folder made and removed again
-        self.results.lock()
-        try:
-            return self._run(console)
-        finally:
-            self.layout.unlock()
-            self.results.unlock()
+        with MachineShare(self.spec, self.results.path):  # (an embedded Spark cluster: one study on it at a time)
+            self.results.lock()
+            try:
+                return self._run(console)
+            finally:
+                self.layout.unlock()
+                self.results.unlock()
 
     @contextlib.contextmanager
     def _host_memory(self):
@@ -300,8 +302,8 @@ class StudyRunner:
         if done:
             progress.info(f"resuming: {len(done)} of {len(self.plan)} runs already recorded ok, {len(todo)} to go")
         if again:
-            progress.info(f"their input was in a data root made since it was written (a device rebuilt): "
-                          f"{', '.join(again)} run again")
+            progress.info(f"run again: {', '.join(again)} (what they wrote, the input of runs to do, was in a data "
+                          "root made since: a device rebuilt)")
         engines = self._engines or make_engines(self.spec, self.results.path / "logs")
         all_ok = True
         for e in engines.values():
