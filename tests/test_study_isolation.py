@@ -170,3 +170,42 @@ def test_a_second_study_on_one_embedded_spark_cluster_is_refused_naming_the_firs
     assert master in refused[0] and "'iso'" in refused[0] and str(tmp_path / "a") in refused[0]
     assert not (tmp_path / "b").exists() and [r["status"] for r in records] == ["ok", "ok"]
     assert [r["status"] for r in run(raw, tmp_path / "c", InputReadingFakeEngine(JOB_RESULTS))] == ["ok", "ok"]
+
+
+@pytest.mark.e2e
+def test_on_emulated_devices_a_second_folder_leaves_the_first_its_devices_and_a_rebuilt_device_is_refilled(
+        tmp_path, monkeypatch):
+    """One tiny study on an emulated device (no JVM: the input-reading fake engine). Its first session keeps its
+    device up (TeraSort failed); the same spec run whole in another folder meanwhile brings its own device up and
+    down and leaves the first's, data included (before: one device for both, taken down by the second). Then the
+    first's device is brought down (`emulate down`) and the resume, on the device built again, runs TeraGen again
+    before TeraSort, which reads it (before: TeraSort failed on every resume)."""
+    from conftest import can_emulate_or_skip
+    from tierbench.storage import emulation
+    from tierbench.storage.backing import store_ceiling
+
+    can_emulate_or_skip("a study's devices must be built and rebuilt")
+    monkeypatch.setenv("TIERBENCH_CACHE", str(tmp_path / "cache"))
+    emulation.root_dir().mkdir(parents=True)
+    # (this test times nothing: a figure for this machine's disk instead of fio's 512 MB to measure it)
+    store_ceiling(emulation.root_dir() / "ceiling.json", "write_mb_s", 400.0)
+    raw = tomllib.loads('name = "isoe"\nrepeats = 1\ndrop_caches = "never"\n[sampling]\nenabled = false\n'
+                       '[storage.one]\ndata = { emulate = "nvme", size = "256MB" }\n' + TERA)
+    a = parse_in(raw, "isoe.toml", tmp_path, tmp_path / "a")
+    try:
+        run(raw, tmp_path / "a", InputReadingFakeEngine(JOB_RESULTS, fail={"terasort": "boom"}))
+        assert all(emulation.device(n) is not None for n in devices(a))
+        teragen = StudyLayout(a).dataset_dirs(a.storage[0], "one", 1, "tera-input")
+        assert [r["status"] for r in run(raw, tmp_path / "b", InputReadingFakeEngine(JOB_RESULTS))] == ["ok", "ok"]
+        assert all(emulation.device(n) is not None for n in devices(a))
+        assert all((d / "part-00000").is_file() for d in teragen), "the second study took the first's data"
+        for name in devices(a):
+            emulation.down(name)
+        engine = InputReadingFakeEngine(JOB_RESULTS)
+        records = run(raw, tmp_path / "a", engine, resume=True)
+        assert [c for c in engine.calls if c.startswith("run")] == ["run r1/one/teragen", "run r1/one/terasort"]
+        assert [r["status"] for r in records[-2:]] == ["ok", "ok"]
+        assert all(emulation.device(n) is None for n in devices(a))  # (the study done: its device down)
+    finally:
+        for d in emulation.devices():
+            emulation.down(d.name)
