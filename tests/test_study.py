@@ -147,10 +147,7 @@ def test_rerun_without_resume_refuses_to_mix_results(study, tb):
 
 
 def test_refuses_a_root_it_does_not_own(tmp_path, tb_main):
-    from tierbench.study.identity import new_study_id
-
-    # (the root's name: the study's and its results folder's id, study/identity.py)
-    foreign = tmp_path / "disk1" / "tb" / "tierbench" / f"mine-{new_study_id(tmp_path / 'res')}"
+    foreign = tmp_path / "disk1" / "tb" / "tierbench" / "mine"
     foreign.mkdir(parents=True)
     (foreign / "precious.dat").write_text("someone else's")
     spec = write_spec(tmp_path / "s.toml", SPEC.format(name="mine", repeats=1, d=tmp_path))

@@ -51,6 +51,12 @@ class InputReadingFakeEngine(FakeEngine):
         return outcome
 
 
+@pytest.fixture(autouse=True)
+def _own_cache(tmp_path, monkeypatch):
+    """Each test its own cache dir: the devices it finds are its own (none, on plain directories)."""
+    monkeypatch.setenv("TIERBENCH_CACHE", str(tmp_path / "cache"))
+
+
 def plain_spec(data: Path, name: str = "iso", master: str = "local[2]") -> dict:
     """A study on a plain data directory (`data`, the same for every folder that runs it)."""
     return tomllib.loads(f'name = "{name}"\nrepeats = 1\ndrop_caches = "never"\n[sampling]\nenabled = false\n'
@@ -114,7 +120,7 @@ def test_a_folder_recorded_before_ids_resumes_with_its_old_names(tmp_path):
     raw, out = plain_spec(tmp_path / "disk"), tmp_path / "old"
     old = parse_spec(raw, "iso.toml", tmp_path)  # (as 9a95184 parsed it: no id)
     StudyRunner(old, out, ["test"], engines={"spark": InputReadingFakeEngine(JOB_RESULTS, fail={"terasort": "x"})}).run()
-    assert "study_id" not in json.loads((out / "study.json").read_text())
+    assert not json.loads((out / "study.json").read_text()).get("study_id")
     assert study_id(out) == "" and StudyLayout(parse_in(raw, "iso.toml", tmp_path, out)).roots == StudyLayout(old).roots
     records = run(raw, out, InputReadingFakeEngine(JOB_RESULTS), resume=True)
     assert records[-1]["status"] == "ok"
@@ -150,11 +156,10 @@ def test_resume_with_its_data_root_kept_runs_only_what_is_left(tmp_path):
     assert [c for c in engine.calls if c.startswith("run")] == ["run r1/one/terasort"]
 
 
-def test_a_second_study_on_one_embedded_spark_cluster_is_refused_naming_the_first(tmp_path, monkeypatch):
+def test_a_second_study_on_one_embedded_spark_cluster_is_refused_naming_the_first(tmp_path):
     """An embedded Spark cluster (`services up spark`) is the machine's: a study moves its Workers onto its own
     directories. A second study on it while the first runs is refused in one line naming the first (study, PID,
     folder), before it makes its folder; the first goes on."""
-    monkeypatch.setenv("TIERBENCH_CACHE", str(tmp_path / "cache"))
     master = "spark://127.0.0.1:7077"
     (tmp_path / "cache" / "services" / "spark").mkdir(parents=True)
     (tmp_path / "cache" / "services" / "spark" / "service.json").write_text(json.dumps({"master_url": master}))
@@ -174,7 +179,7 @@ def test_a_second_study_on_one_embedded_spark_cluster_is_refused_naming_the_firs
 
 @pytest.mark.e2e
 def test_on_emulated_devices_a_second_folder_leaves_the_first_its_devices_and_a_rebuilt_device_is_refilled(
-        tmp_path, monkeypatch):
+        tmp_path):
     """One tiny study on an emulated device (no JVM: the input-reading fake engine). Its first session keeps its
     device up (TeraSort failed); the same spec run whole in another folder meanwhile brings its own device up and
     down and leaves the first's, data included (before: one device for both, taken down by the second). Then the
@@ -185,7 +190,6 @@ def test_on_emulated_devices_a_second_folder_leaves_the_first_its_devices_and_a_
     from tierbench.storage.backing import store_ceiling
 
     can_emulate_or_skip("a study's devices must be built and rebuilt")
-    monkeypatch.setenv("TIERBENCH_CACHE", str(tmp_path / "cache"))
     emulation.root_dir().mkdir(parents=True)
     # (this test times nothing: a figure for this machine's disk instead of fio's 512 MB to measure it)
     store_ceiling(emulation.root_dir() / "ceiling.json", "write_mb_s", 400.0)

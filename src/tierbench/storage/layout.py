@@ -31,6 +31,19 @@ def study_root(target_dir: str, study: str) -> Path:
     return Path(target_dir) / NAMESPACE / study  # the local side of StorageType.dataset_uris' namespace
 
 
+def _check_namespace_is_ours(ns: Path) -> None:
+    """`<dir>/tierbench/` holds tierbench's marked roots alone: anything else in it (a folder of a study's name that
+    tierbench did not make, with someone's files) says the name is someone else's too, and tierbench works beside
+    no one there -- its roots' names carry their folder's id, so a foreign folder of the study's own name would
+    otherwise not be met."""
+    if not ns.is_dir() or ns.is_symlink():
+        return
+    for entry in ns.iterdir():  # (a root being claimed has its lock before its mark)
+        if entry.is_symlink() or not entry.is_dir() or not any((entry / f).is_file() for f in (OWNER_FILE, LOCK_FILE)):
+            raise OwnershipError(f"{entry} exists but was not created by tierbench (no {OWNER_FILE}); tierbench will "
+                                 f"not write in {ns}: choose another directory")
+
+
 class StudyLayout:
     def __init__(self, spec):  # a spec.Spec
         self.spec = spec
@@ -71,6 +84,7 @@ class StudyLayout:
             ns = root.parent
             if ns.exists() and not ns.is_dir():
                 raise OwnershipError(f"{ns} exists and is not a directory")
+            _check_namespace_is_ours(ns)
         if not self._remote_checked:
             self._check_remote()  # also where a wrong endpoint, bucket or credential shows, before anything runs
 

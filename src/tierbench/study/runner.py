@@ -132,7 +132,7 @@ class StudyRunner:
                 "variants": [v.__dict__ for v in spec.variants()],
                 "plan": [p.to_dict() for p in self.plan],
                 "created_at": now(),
-                **({"study_id": spec.study_id} if spec.study_id else {}),  # (its devices' and roots' names: identity.py)
+                "study_id": spec.study_id,  # (in its devices' and data roots' names: identity.py)
                 "command_line": self.command_line,
                 "machine": machine_facts(),
                 **tool_facts(),
