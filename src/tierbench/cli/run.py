@@ -30,15 +30,18 @@ def run(args) -> int:
 def run_study(spec_path: str, out: str | None, resume: bool, base_dir: Path | None = None, raw=None,
               allow_mixed: bool = False, unemulated: bool = False) -> int:
     """Run the study in spec_path (or the already-read TOML `raw`, named spec_path), render its report, say where."""
-    from ..spec import parse_spec, read_spec
+    from ..spec import read_spec
+    from ..study.identity import parse_in
 
     if raw is None:
         raw, base_dir = read_spec(spec_path)
-    spec = parse_spec(raw, source=spec_path, base_dir=base_dir)
+    # (the folder before the spec is parsed: its id names the study's devices and data roots; an invalid name is
+    # refused by the parse, before anything is made)
+    out_dir = Path(out) if out else Path("tierbench-results") / str(raw.get("name", "study"))
+    spec = parse_in(raw, spec_path, base_dir, out_dir)
     from ..study.calibration import calibrated, pace_check
     from ..study.runner import StudyRunner  # the engines and the sampler: only for a valid spec
 
-    out_dir = Path(out) if out else Path("tierbench-results") / spec.name
     command_line = [Path(sys.argv[0]).name] + sys.argv[1:]
     spec = calibrated(spec, raw, base_dir or Path.cwd(), out_dir, command_line, resume, allow_mixed, unemulated)
     runner = StudyRunner(spec, out_dir, command_line, resume=resume, allow_mixed=allow_mixed, unemulated=unemulated)

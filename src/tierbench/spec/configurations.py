@@ -7,7 +7,7 @@ from ..errors import SpecError
 from ..fields import check_dirs, positive_int, required, unknown_fields
 from ..ownership import NAME_RE
 from ..redaction import has_password_in_url
-from ..storage.emulated_spec import by_drive, interleave_drives, parse_emulated
+from ..storage.emulated_spec import by_drive, device_name, interleave_drives, parse_emulated
 from ..storage.types import StorageConfig, parse_data, storage_type
 from .cluster import check_intermediate_applies, check_local_data_reaches_every_node
 from .knobs import swept, token
@@ -20,21 +20,23 @@ STORAGE_SWEEPABLE = ("replication", "input_fadvise", "readahead_range", "fast_up
                      "connection_maximum", "committer", "gateways", "balancer")
 
 
-def parse_configurations(src, raw: dict, study: str, engines, base_dir: Path, sweeps: list) -> tuple[dict, tuple]:
-    """[storage.NAME] tables, sweeps expanded -> (the expanded tables, as [cost] reads them; the StorageConfigs)."""
+def parse_configurations(src, raw: dict, study: str, engines, base_dir: Path, sweeps: list,
+                         study_id: str = "") -> tuple[dict, tuple]:
+    """[storage.NAME] tables, sweeps expanded -> (the expanded tables, as [cost] reads them; the StorageConfigs).
+    `study_id`: the results folder's id, in the names of the devices it emulates (emulated_spec.device_name)."""
     storage_raw = raw.get("storage")
     if not isinstance(storage_raw, dict) or not storage_raw:
         raise SpecError(src, "storage", "at least one storage configuration is needed, e.g. [storage.ssd] data = [\"/ssd/tb\"]")
     storage_raw = _expand_storage_sweeps(src, storage_raw, sweeps)
     durable = raw.get("durability", "durable") == "durable"
-    storage = tuple(_parse_configuration(src, study, cname, c, engines, base_dir, durable) for cname, c in storage_raw.items())
+    storage = tuple(_parse_configuration(src, (study, study_id), cname, c, engines, base_dir, durable) for cname, c in storage_raw.items())
     named_intermediate = {cname for cname, c in storage_raw.items() if "intermediate" in c}
     check_intermediate_applies(src, engines, storage, named_intermediate)
     check_local_data_reaches_every_node(src, engines, storage)
     return storage_raw, storage
 
 
-def _parse_configuration(src, study: str, cname: str, c, engines, base_dir: Path, durable: bool) -> StorageConfig:
+def _parse_configuration(src, study: tuple[str, str], cname: str, c, engines, base_dir: Path, durable: bool) -> StorageConfig:
     where = f"storage.{cname}"
     if not NAME_RE.match(cname):
         raise SpecError(src, where, "a configuration name may use letters, digits, '.', '_' and '-'")
@@ -43,7 +45,7 @@ def _parse_configuration(src, study: str, cname: str, c, engines, base_dir: Path
     unknown_fields(src, f"{where}.", c, STORAGE_KEYS)
     data_raw, emulated = required(src, f"{where}.", c, "data", "the directories that hold the jobs' input and output"), {}
     if isinstance(data_raw, dict) and "emulate" in data_raw:  # a device of a known shape, made for the study
-        data_raw, emulated["data"], _ = parse_emulated(src, f"{where}.data", data_raw, f"{study}-{cname}-data")
+        data_raw, emulated["data"], _ = parse_emulated(src, f"{where}.data", data_raw, device_name(*study, cname, "data"))
     data, data_type, replication, store_conf = parse_data(src, f"{where}.data", data_raw, base_dir)
     inter_dirs, split, data = _intermediate(src, study, cname, c, data, emulated, base_dir)
     drives = len(emulated["data"]) if "data" in emulated else None
@@ -54,14 +56,14 @@ def _parse_configuration(src, study: str, cname: str, c, engines, base_dir: Path
                          emulated, setup, teardown)
 
 
-def _intermediate(src, study: str, cname: str, c: dict, data, emulated: dict, base_dir: Path) -> tuple[tuple, int, tuple]:
+def _intermediate(src, study: tuple[str, str], cname: str, c: dict, data, emulated: dict, base_dir: Path) -> tuple[tuple, int, tuple]:
     """`intermediate`: directories (the data dirs when not given), a table { dirs, split }, or emulated drives
     (`emulated` gains their devices) -> (the directories, the split, the data directories: with `holds_data`, the
     intermediate drive's directories after the data drives')."""
     where = f"storage.{cname}.intermediate"
     inter, split = c.get("intermediate", list(data)), 1
     if isinstance(inter, dict) and "emulate" in inter:
-        inter, emulated["intermediate"], flags = parse_emulated(src, where, inter, f"{study}-{cname}-intermediate",
+        inter, emulated["intermediate"], flags = parse_emulated(src, where, inter, device_name(*study, cname, "intermediate"),
                                                                intermediate=True)
         for key, flag in flags.items():
             if flag and "data" not in emulated:

@@ -76,6 +76,14 @@ class Spec:
     mix: dict = field(default_factory=dict)  # label -> weight
     free_page_reporting: str = "as-is"  # one of FREE_PAGE_REPORTING
     scale: dict | None = None  # [scale]: the scale model's derived settings (model/scale.py ScaleModel.to_dict())
+    # the results folder's own id (study/identity.py), in its emulated devices' names and its data roots' so that two
+    # studies of one spec in two folders never share them; "" for a folder recorded before it existed (its old names)
+    study_id: str = ""
+
+    @property
+    def root_name(self) -> str:
+        """The name of the study's data roots (`<dir>/tierbench/<root_name>`): the study's, and its folder's id."""
+        return f"{self.name}-{self.study_id}" if self.study_id else self.name
 
     def config(self, name: str) -> StorageConfig:
         return next(c for c in self.storage if c.name == name)
@@ -110,10 +118,11 @@ def read_spec(path: str | os.PathLike) -> tuple[dict, Path]:
 
 
 def parse_spec(raw: dict, source: str = "<spec>", base_dir: Path | None = None,
-               calibration_runs: tuple[float, ...] = (), calibration_fit: tuple[float, ...] = ()) -> Spec:
+               calibration_runs: tuple[float, ...] = (), calibration_fit: tuple[float, ...] = (),
+               study_id: str = "") -> Spec:
     """A spec's TOML tables -> Spec, table by table (each error naming the field); nothing is left unchecked.
     `calibration_runs` (and `calibration_fit`): a scale model's measured calibration (study/calibration.py), which
-    sizes its drives."""
+    sizes its drives. `study_id`: the results folder's id (study/identity.py), in its devices' and data roots' names."""
     src = source
     base_dir = base_dir or Path.cwd()
     unknown_fields(src, "", raw, TOP_KEYS)
@@ -122,7 +131,7 @@ def parse_spec(raw: dict, source: str = "<spec>", base_dir: Path | None = None,
     study = _parse_study(src, raw)
     sweeps: list[dict] = []  # the knobs given as lists, as each table expands them
     engines = parse_engines(src, raw, sweeps)
-    storage_raw, storage = parse_configurations(src, raw, study["name"], engines, base_dir, sweeps)
+    storage_raw, storage = parse_configurations(src, raw, study["name"], engines, base_dir, sweeps, study_id)
     baseline = _parse_baseline(src, raw, engines, storage, sweeps)
     workloads = parse_workloads(src, raw, engines, [c.name for c in storage], sweeps)
     cost = parse_cost(src, raw.get("cost"), storage_raw)
@@ -133,7 +142,7 @@ def parse_spec(raw: dict, source: str = "<spec>", base_dir: Path | None = None,
     return Spec(**study, source=src, engines=engines, storage=storage, workloads=tuple(workloads), baseline=baseline,
                 cost=cost, **sampling, **probe, sweeps=tuple(sweeps), cluster=parse_cluster(src, raw.get("cluster"), base_dir),
                 pipelines=parse_pipelines(src, raw.get("pipelines"), wl_dicts), mix=parse_mix(src, raw.get("mix"), wl_dicts),
-                scale=scale.to_dict() if scale else None)
+                scale=scale.to_dict() if scale else None, study_id=study_id)
 
 
 def _parse_study(src, raw: dict) -> dict:

@@ -15,6 +15,19 @@ INTERMEDIATE_EMULATE_KEYS = (*EMULATE_KEYS, "with_data", "holds_data")
 DEFAULT_SIZE = "8GB"
 MAX_DRIVES = 24
 MAX_SPLIT = 64
+NAME_MAX = 64  # ownership.NAME_RE's length: a device's name is a folder of the emulation's own
+DRIVE_DIGITS = len(str(MAX_DRIVES))  # the drive's number after its name in a JBOD (parse_emulated)
+
+
+def device_name(study: str, study_id: str, config: str, role: str) -> str:
+    """An emulated device's name: `<study>-<id>-<config>-<role>`, the results folder's id (study/identity.py) in it so
+    that two folders of one spec never take each other's devices (nor their data roots, which lie on them); the
+    study's part cut short where the whole would pass the name's length. Without an id (a folder recorded before
+    ids), `<study>-<config>-<role>` as then, so that its --resume finds its devices by their old names."""
+    if not study_id:
+        return f"{study}-{config}-{role}"
+    tail = f"-{study_id}-{config}-{role}"
+    return study[:max(1, NAME_MAX - DRIVE_DIGITS - len(tail))] + tail
 
 
 def parse_emulated(src: str, where: str, value: dict, name: str, intermediate: bool = False) -> tuple[list[str], list[dict], dict]:

@@ -1,7 +1,8 @@
 """Namespaced roots that tierbench owns, and the only places it writes or deletes.
 
-For every directory a spec names, tierbench works in `<dir>/tierbench/<study>/`
-and marks it with an owner file. It refuses a root that exists without its
+For every directory a spec names, tierbench works in `<dir>/tierbench/<study>-<id>/`
+(the id: the results folder's, study/identity.py, so that two studies of one spec in two folders never share a
+root; `<study>` alone for a folder recorded before ids) and marks it with an owner file. It refuses a root that exists without its
 mark (someone else's files), and every delete goes through `remove`, which
 refuses any path outside a marked root.
 """
@@ -27,12 +28,26 @@ def _dirname(variant: str) -> str:
 
 
 def study_root(target_dir: str, study: str) -> Path:
+    """`study`: the spec's root_name (its name and its folder's id)."""
     return Path(target_dir) / NAMESPACE / study  # the local side of StorageType.dataset_uris' namespace
 
 
 def _spec_dir(root: Path) -> Path:
     """The directory the spec named, of a root (study_root's): what lies below it is checked for links, not it."""
     return root.parent.parent
+
+
+def _check_namespace_is_ours(ns: Path) -> None:
+    """`<dir>/tierbench/` holds tierbench's marked roots alone: anything else in it (a folder of a study's name that
+    tierbench did not make, with someone's files) says the name is someone else's too, and tierbench works beside
+    no one there -- its roots' names carry their folder's id, so a foreign folder of the study's own name would
+    otherwise not be met."""
+    if not ns.is_dir() or ns.is_symlink():
+        return
+    for entry in ns.iterdir():  # (a root being claimed has its lock before its mark)
+        if entry.is_symlink() or not entry.is_dir() or not any((entry / f).is_file() for f in (OWNER_FILE, LOCK_FILE)):
+            raise OwnershipError(f"{entry} exists but was not created by tierbench (no {OWNER_FILE}); tierbench will "
+                                 f"not write in {ns}: choose another directory")
 
 
 class StudyLayout:
@@ -42,9 +57,10 @@ class StudyLayout:
         for c in spec.storage:
             targets.extend(c.local_data)
             targets.extend(c.intermediate)
-        self.roots = sorted({study_root(t, spec.name) for t in targets})
+        self.name = spec.root_name  # the roots' name: the study's and its results folder's id
+        self.roots = sorted({study_root(t, self.name) for t in targets})
         # roots on other file systems (hdfs://), each with the settings to reach it
-        self.namespace = f"{NAMESPACE}/{spec.name}"
+        self.namespace = f"{NAMESPACE}/{self.name}"
         self._locks: dict[Path, HeldLock] = {}
         self.remote_roots = {c.type.remote_root(c.data, self.namespace): c for c in spec.storage if c.remote}
         self._remote_checked = False  # each remote call is a JVM (1-3 s): the roots are checked once per process
@@ -76,6 +92,7 @@ class StudyLayout:
             ns = root.parent
             if ns.exists() and not ns.is_dir():
                 raise OwnershipError(f"{ns} exists and is not a directory")
+            _check_namespace_is_ours(ns)
         if not self._remote_checked:
             self._check_remote()  # also where a wrong endpoint, bucket or credential shows, before anything runs
 
@@ -177,13 +194,13 @@ class StudyLayout:
 
     def dataset_dirs(self, config: StorageConfig, variant: str, repeat: int, dataset: str) -> list[Path]:
         """The local directories of a data set (none on hdfs)."""
-        return [study_root(d, self.spec.name) / _dirname(variant) / f"r{repeat}" / dataset for d in config.local_data]
+        return [study_root(d, self.name) / _dirname(variant) / f"r{repeat}" / dataset for d in config.local_data]
 
     def remove_repeat(self, config: StorageConfig, variant: str, repeat: int) -> None:
         if config.remote:
             self.remove_uri(config.type.dataset_uris(config.data, self.namespace, self._rel(variant, repeat))[0])
         for d in config.local_data:
-            self.remove(study_root(d, self.spec.name) / _dirname(variant) / f"r{repeat}")
+            self.remove(study_root(d, self.name) / _dirname(variant) / f"r{repeat}")
         self.remove(self.scratch_dir(config, variant, repeat, "x").parent)
 
     def remove_dataset(self, config: StorageConfig, variant: str, repeat: int, dataset: str, remote: bool = True) -> None:
@@ -194,7 +211,7 @@ class StudyLayout:
 
     def scratch_dir(self, config: StorageConfig, variant: str, repeat: int, label: str) -> Path:
         """An engine's own working files for one run (Hadoop's tmp dir, TeraValidate's report): always local."""
-        return study_root(config.intermediate[0], self.spec.name) / _dirname(variant) / f"r{repeat}" / "_scratch" / label
+        return study_root(config.intermediate[0], self.name) / _dirname(variant) / f"r{repeat}" / "_scratch" / label
 
     def intermediate_dirs(self, config: StorageConfig, variant: str) -> list[Path]:
         """The engine's local dirs: each intermediate dir split into `split` subdirectories,
@@ -202,5 +219,5 @@ class StudyLayout:
         out = []
         for k in range(config.split):
             for d in config.intermediate:
-                out.append(study_root(d, self.spec.name) / _dirname(variant) / "intermediate" / f"dir{k}")
+                out.append(study_root(d, self.name) / _dirname(variant) / "intermediate" / f"dir{k}")
         return out

@@ -84,6 +84,7 @@ class StudyFile:
     schema_version: int = 1  # the version the folder was created with
     fingerprint: str | None = None  # what --resume compares: configurations, engines, workloads, repeats
     created_at: str | None = None
+    study_id: str = ""  # the folder's id, in its devices' and data roots' names (study/identity.py); "" before ids
     command_line: list = field(default_factory=list)
     tool_version: str | None = None
     git_commit: str | None = None

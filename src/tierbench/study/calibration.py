@@ -78,11 +78,12 @@ def calibrated(spec: Spec, raw: dict, base_dir: Path, out_dir: Path, command_lin
     if not times:
         raise UserError(f"{folder}: the calibration's {job} runs failed (their records and logs are there): fix the "
                         f"cause and continue with --resume, or give [scale] core_speed a number to run without it")
-    measured = parse_spec(raw, source=spec.source, base_dir=base_dir, calibration_runs=tuple(times))
+    measured = parse_spec(raw, source=spec.source, base_dir=base_dir, calibration_runs=tuple(times),
+                          study_id=spec.study_id)
     if fitted:
         fit = _fit_runs(measured, raw, base_dir, out_dir, command_line, resume, allow_mixed, tuple(times))
         measured = parse_spec(raw, source=spec.source, base_dir=base_dir, calibration_runs=tuple(times),
-                              calibration_fit=fit)
+                              calibration_fit=fit, study_id=spec.study_id)
     c = measured.scale["calibration"]
     print(f"tierbench: calibration: {job} {c['here_mb_s_per_core']:.3g} MB/s per core here, "
           f"{c['target_mb_s_per_thread']:g} MB/s per thread on {spec.scale['target']}: core_speed {c['core_speed']:.3g}, "
@@ -181,4 +182,6 @@ def calibration_spec(spec: Spec, raw: dict, base_dir: Path, folder: Path, emulat
         scale_drive(spec.source, "calibration", drive, model)
         out["storage"] = {"calibration": {"description": f"the drives of the rate's run: {c['fit_count']} x "
                                           f"{c['fit_drive']}, data and intermediate data on them", "data": drive}}
-    return parse_spec(copy.deepcopy(out), source=f"{spec.source} (calibration)", base_dir=base_dir)
+    # (the study's id: its calibrations' devices and roots are its folder's, beside its own)
+    return parse_spec(copy.deepcopy(out), source=f"{spec.source} (calibration)", base_dir=base_dir,
+                      study_id=spec.study_id)

@@ -17,7 +17,7 @@ def scratch_dirs(spec) -> dict[str, Path]:
     dirs = {}
     for c in spec.storage:
         for d in (*c.local_data, *c.intermediate):
-            dirs.setdefault(d, study_root(d, spec.name) / "_probe")
+            dirs.setdefault(d, study_root(d, spec.root_name) / "_probe")
     return dirs
 
 

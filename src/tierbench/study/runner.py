@@ -22,6 +22,8 @@ from ..store import ResultsDir, latest_ok
 from ..store.pooling import check_resume
 from .config_commands import ConfigBlocks
 from .context import RunContext, no_step_watcher
+from .inputs import inputs_kept
+from .machine_share import MachineShare
 from .lifecycle import DROP_CACHES_FILE, RunLifecycle, can_drop_caches, now
 
 
@@ -130,6 +132,7 @@ class StudyRunner:
                 "variants": [v.__dict__ for v in spec.variants()],
                 "plan": [p.to_dict() for p in self.plan],
                 "created_at": now(),
+                "study_id": spec.study_id,  # (in its devices' and data roots' names: identity.py)
                 "command_line": self.command_line,
                 "machine": machine_facts(),
                 **tool_facts(),
@@ -232,12 +235,13 @@ class StudyRunner:
         """The whole study, holding the results folder and the data roots for this process only."""
         self.layout.check_outside(self.results.path, "--out")  # before the lock makes the folder:
         self.layout.check()  # a refusal leaves nothing behind, not even a folder made and removed again
-        self.results.lock()
-        try:
-            return self._run(console)
-        finally:
-            self.layout.unlock()
-            self.results.unlock()
+        with MachineShare(self.spec, self.results.path):  # (an embedded Spark cluster: one study on it at a time)
+            self.results.lock()
+            try:
+                return self._run(console)
+            finally:
+                self.layout.unlock()
+                self.results.unlock()
 
     @contextlib.contextmanager
     def _host_memory(self):
@@ -291,11 +295,15 @@ class StudyRunner:
             yield b
 
     def _run_plan(self, records: list, console, budget=None, pace=None) -> ResultsDir:
-        done = latest_ok(records)
+        # (a run whose output went with its data root -- a device rebuilt since -- runs again before its readers)
+        done, again = inputs_kept(self.spec, self.plan, latest_ok(records))
         todo = [p for p in self.plan if p.key not in done]
         progress = StudyProgress(len(self.plan), len(self.plan) - len(todo), console)
         if done:
             progress.info(f"resuming: {len(done)} of {len(self.plan)} runs already recorded ok, {len(todo)} to go")
+        if again:
+            progress.info(f"run again: {', '.join(again)} (what they wrote, the input of runs to do, was in a data "
+                          "root made since: a device rebuilt)")
         engines = self._engines or make_engines(self.spec, self.results.path / "logs")
         all_ok = True
         for e in engines.values():
