@@ -126,7 +126,8 @@ def spawn(cmd: list[str], die_with_parent: int | None = None, group_dies_with_pa
         parent = os.getpid()
         kwargs["preexec_fn"] = lambda: _set_parent_death_signal(die_with_parent, parent)
     proc = subprocess.Popen(cmd, process_group=0, **kwargs)
-    started = start_time(proc.pid)
+    fields = _stat_fields(proc.pid)  # (a zombie's too: a child that ended at once may have left its group running)
+    started = int(fields[19]) if fields is not None else None
     if started is not None:
         with _LOCK:
             _GROUPS[proc.pid] = started
