@@ -246,7 +246,7 @@ def test_a_kill_9_during_a_setup_leaves_none_of_it_running_and_resume_runs_the_s
         if tb.poll() is None:
             tb.kill()
             tb.wait()
-    assert ResultsDir(out).study()["pending_teardown"] == {"config": "a", "variant": "a"}
+    assert json.loads((out / ".tierbench-teardown").read_text()) == {"config": "a", "variant": "a"}
     assert (tmp_path / "commands.log").read_text().splitlines() == ["setup"]
 
     (tmp_path / "HANG").unlink()
@@ -254,7 +254,7 @@ def test_a_kill_9_during_a_setup_leaves_none_of_it_running_and_resume_runs_the_s
     StudyRunner(parsed, out, ["test"], resume=True, engines={"spark": FakeEngine(JOB_RESULTS)}).run()
     # the teardown the kill skipped, before the resumed study's own setup
     assert (tmp_path / "commands.log").read_text().splitlines() == ["setup", "teardown", "setup", "teardown"]
-    assert ResultsDir(out).study()["pending_teardown"] is None
+    assert not (out / ".tierbench-teardown").exists()
     assert [c["kind"] for c in ResultsDir(out).study()["config_commands"]] == ["teardown", "setup", "teardown"]
 
 

@@ -11,10 +11,11 @@ stderr line as the cause (the study goes on); what ran is in each run's details.
 
 The commands die with tierbench: each runs in a process group of its own, which a guard kills whole when tierbench
 dies (processes.py: a `kill -9` leaves no playbook running on). A teardown is owed from the moment its block's setup
-starts (study.json's `pending_teardown`) until it has run; one that a `kill -9` (or a second interrupt) skipped is
+starts (OWED_FILE in the results folder) until it has run; one that a `kill -9` (or a second interrupt) skipped is
 run first thing on --resume (run_skipped_teardown).
 """
 
+import json
 import os
 import signal
 import sys
@@ -22,13 +23,33 @@ import time
 from pathlib import Path
 from types import SimpleNamespace
 
-from .. import processes
+from .. import processes, safefiles
 from ..redaction import mask
 from .context import RunContext
 from .lifecycle import now
 
 STUDY_KEY = "config_commands"  # study.json: every setup and teardown that ran, in order
-PENDING_KEY = "pending_teardown"  # study.json: the block whose teardown is owed ({"config", "variant"}), or None
+# in the results folder while a block's teardown is owed: {"config", "variant"} (a file of its own, not study.json:
+# it is tierbench's state between sessions, not a fact of the study)
+OWED_FILE = ".tierbench-teardown"
+
+
+def _owe(results, config: str | None = None, variant: str | None = None) -> None:
+    """The teardown of (config, variant) owed from now on; none owed when config is None."""
+    path = results.path / OWED_FILE
+    if config is None:
+        path.unlink(missing_ok=True)
+    else:
+        safefiles.write_text(path, json.dumps({"config": config, "variant": variant}) + "\n", what="its state")
+
+
+def owed_teardown(results) -> dict | None:
+    """The block whose teardown a killed session owed, if any."""
+    try:
+        owed = json.loads((results.path / OWED_FILE).read_text())
+    except (OSError, ValueError):
+        return None
+    return owed if isinstance(owed, dict) else None
 
 
 def _last_line(text: str) -> str:
@@ -55,7 +76,7 @@ class ConfigBlocks:
         self.variant, self.last_run = planned.variant, planned.key
         config = self.context.spec.config(planned.config)
         if config.teardown:  # owed from here on: a setup cut short may have changed half of the cluster
-            self.context.results.update_study(**{PENDING_KEY: {"config": config.name, "variant": planned.variant}})
+            _owe(self.context.results, config.name, planned.variant)
         if config.setup:
             self.context.on_step(planned.key, "setup")
             _close(engines)  # the last configuration's application must not run on what the setup changes
@@ -73,7 +94,7 @@ class ConfigBlocks:
             self.context.on_step(last_run, "teardown")
             _close(engines)
             entry = self._run("teardown", config, variant.name)
-            self.context.results.update_study(**{PENDING_KEY: None})
+            _owe(self.context.results)
             if entry["exit_code"] != 0:
                 print(f"tierbench: warning: storage.{config.name}.{entry['cause']} (see {entry['log']})", file=sys.stderr, flush=True)
 
@@ -126,9 +147,9 @@ class _Said:
 
 
 def run_skipped_teardown(spec, layout, results) -> None:
-    """--resume: the teardown a killed session owed (study.json's pending_teardown), run before anything else, so
+    """--resume: the teardown a killed session owed (OWED_FILE), run before anything else, so
     that the resumed runs start from the cluster as the user's commands leave it between blocks."""
-    pending = results.study().get(PENDING_KEY)
+    pending = owed_teardown(results)
     if not pending:
         return
     try:
@@ -137,7 +158,7 @@ def run_skipped_teardown(spec, layout, results) -> None:
     except (KeyError, TypeError, StopIteration):  # (no longer in the spec: nothing tierbench could run)
         config = None
     if config is None or not config.teardown:
-        results.update_study(**{PENDING_KEY: None})
+        _owe(results)
         return
     print(f"tierbench: the last session ended before storage.{config.name}.teardown ran: running it now",
           file=sys.stderr, flush=True)
