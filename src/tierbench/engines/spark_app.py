@@ -116,7 +116,9 @@ class SparkApp:
         self._log.drain()  # (what it printed last, on disk)
         tail = ""
         try:
-            lines = [l for l in self.log_path.read_text(errors="replace").splitlines() if l.strip()]
+            # its last words, less a Python traceback's frames (the error's own line says what went wrong)
+            lines = [l for l in self.log_path.read_text(errors="replace").splitlines()
+                     if l.strip() and not l.startswith((" ", "\t", "Traceback"))]
             tail = mask(" | ".join(lines[-3:]))
         except OSError:
             pass
