@@ -12,6 +12,7 @@ engine's keep_alive_memory (their resident memory, least recently used stopped f
 import os
 import shutil
 import sys
+import weakref
 from pathlib import Path
 
 from ..job import JobOutcome, JobRequest
@@ -129,6 +130,8 @@ class SparkEngine(Engine):
         self._confinement = ExecutorConfinement()
         # its applications' JVM temporary folders: tierbench's, one per results folder and engine (spark_tmp.py)
         self._tmp_root = study_tmp_root(study, f"{Path(log_dir).resolve()}:{self.name}")
+        # (and removed at the latest when the engine goes or tierbench exits: an engine never closed leaves none)
+        weakref.finalize(self, shutil.rmtree, self._tmp_root, True)
 
     def open(self, variant: str, config, local_dirs: list[Path], on_phase, also=()) -> bool:
         """True when it started a fresh application (cold: the study warms it up), False when it kept one."""
