@@ -16,11 +16,13 @@ import ctypes
 import os
 import signal
 import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
 
 _GROUPS: dict[int, int] = {}  # leader pid -> its start time: the groups tierbench started and has not ended
+_GUARDS: dict[int, subprocess.Popen] = {}  # leader pid -> the guard in its group (spawn's group_dies_with_parent)
 _LOCK = threading.Lock()
 PR_SET_PDEATHSIG = 1  # prctl(2)
 
@@ -94,40 +96,88 @@ def end_group(leader: int, leader_start: int | None = None, grace_s: float = 5.0
     """SIGTERM to every member of the group, then SIGKILL to what is left after grace_s."""
     with _LOCK:
         leader_start = _GROUPS.pop(leader, leader_start)
-    if leader_start is None:
-        return
-    if not _signal_group(leader, leader_start, signal.SIGTERM):
-        return
-    deadline = time.monotonic() + grace_s
-    while time.monotonic() < deadline and group_members(leader, leader_start):
-        time.sleep(0.05)
-    _signal_group(leader, leader_start, signal.SIGKILL)
+        guard = _GUARDS.pop(leader, None)
+    try:
+        if leader_start is None or not _signal_group(leader, leader_start, signal.SIGTERM):
+            return
+        deadline = time.monotonic() + grace_s
+        while time.monotonic() < deadline and group_members(leader, leader_start):
+            time.sleep(0.05)
+        _signal_group(leader, leader_start, signal.SIGKILL)
+    finally:
+        if guard is not None:  # (reaped: it was of the group)
+            try:
+                guard.wait(timeout=grace_s)
+            except subprocess.TimeoutExpired:
+                pass
 
 
-def spawn(cmd: list[str], die_with_parent: int | None = None, **kwargs) -> subprocess.Popen:
+def spawn(cmd: list[str], die_with_parent: int | None = None, group_dies_with_parent: bool = False,
+          **kwargs) -> subprocess.Popen:
     """subprocess.Popen in a process group of its own, remembered until end_group/end_all ends it. A group, not a
     session: the terminal's Ctrl-C goes to its foreground group alone, and the child stays in tierbench's session,
     so in its scheduler autogroup (a session of its own is a CPU group of its own: with one, test_model_scale's
     4 GB TeraGen prediction missed by +16% and +17% in two runs, over its 15%; with a group it passed again).
     `die_with_parent`: the signal the child gets when tierbench dies without ending it (SIGKILL gives no chance to
-    end_all: an engine's job JVM left running, parent 1, in a study's dirs and memory group, was seen after one)."""
+    end_all: an engine's job JVM left running, parent 1, in a study's dirs and memory group, was seen after one).
+    `group_dies_with_parent`: the child's children too (a user's `sh -c` forks what it runs; the parent-death signal
+    reaches the shell alone): a guard process joins the group and kills all of it when tierbench dies (_guard)."""
     if die_with_parent is not None:
-        kwargs["preexec_fn"] = lambda: _set_parent_death_signal(die_with_parent)
+        parent = os.getpid()
+        kwargs["preexec_fn"] = lambda: _set_parent_death_signal(die_with_parent, parent)
     proc = subprocess.Popen(cmd, process_group=0, **kwargs)
-    started = start_time(proc.pid)
+    fields = _stat_fields(proc.pid)  # (a zombie's too: a child that ended at once may have left its group running)
+    started = int(fields[19]) if fields is not None else None
     if started is not None:
         with _LOCK:
             _GROUPS[proc.pid] = started
+    if group_dies_with_parent:
+        _guard(proc.pid)
     return proc
 
 
-def _set_parent_death_signal(sig: int) -> None:
+# The guard: waits in the group for the parent-death signal, then kills the whole group. SIGUSR2 is blocked from
+# before its exec until its handler is set, so that a tierbench killed meanwhile is still seen (pending, then
+# handled); a parent already gone when it starts is seen by its parent pid.
+GUARD_SIGNAL = signal.SIGUSR2
+_GUARD = """import os, signal, sys
+signal.signal(signal.SIGUSR2, lambda *_: os.killpg(0, signal.SIGKILL))
+signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGUSR2])
+if os.getppid() != int(sys.argv[1]):
+    os.killpg(0, signal.SIGKILL)
+while True:
+    signal.pause()
+"""
+
+
+def _guard(leader: int) -> None:
+    """A guard in the group of `leader` (ended with the group by end_group, SIGTERM)."""
+    parent = os.getpid()
+
+    def before_exec():
+        signal.pthread_sigmask(signal.SIG_SETMASK, [GUARD_SIGNAL])  # (only it: SIGTERM ends the guard)
+        _set_parent_death_signal(GUARD_SIGNAL, parent)
+
+    try:
+        guard = subprocess.Popen([sys.executable, "-I", "-S", "-c", _GUARD, str(parent)], process_group=leader,
+                                 preexec_fn=before_exec, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.DEVNULL)
+        with _LOCK:
+            _GUARDS[leader] = guard
+    except (OSError, subprocess.SubprocessError):  # (the group is gone already: the command ended, nothing to guard)
+        pass
+
+
+def _set_parent_death_signal(sig: int, parent: int | None = None) -> None:
     """In the child, before exec: the kernel sends `sig` when the thread that forked it ends (tierbench's engines
-    spawn from the main thread: when tierbench ends). Kept across exec; not inherited by the child's own children."""
+    spawn from the main thread: when tierbench ends). Kept across exec; not inherited by the child's own children.
+    A parent that died before the request was made is seen by the child's parent pid: the child ends at once."""
     try:
         ctypes.CDLL("libc.so.6", use_errno=True).prctl(PR_SET_PDEATHSIG, int(sig))
     except OSError:  # (no glibc: the child only ends with its group)
-        pass
+        return
+    if parent is not None and os.getppid() != parent:
+        os._exit(1)
 
 
 def forget(proc: subprocess.Popen) -> None:

@@ -3,6 +3,7 @@
 import json
 import os
 import re
+import threading
 from pathlib import Path
 
 SECRET_WORDS = ("secret", "password", "passwd", "access.key", "access_key", "token", "credential", "session.key")
@@ -78,3 +79,54 @@ def mask_file(path) -> None:
         tmp = path.with_name(path.name + ".masking")
         tmp.write_text(masked, errors="surrogateescape")
         os.replace(tmp, path)
+
+
+class MaskedLog:
+    """A log file that a child process writes to through a pipe, each line masked before it reaches the disk.
+
+    Why not the file itself, masked afterwards (mask_file): between the write and the masking the secret is on disk,
+    and a `kill -9` of tierbench (or a crash) leaves it there for good. A thread of tierbench's reads the pipe line
+    by line, masks each line with the credential values of tierbench's environment (the child's are those or fewer)
+    and appends it, flushed, so that a log read while the child runs is masked too. Give `fd` as the child's stdout
+    or stderr, call `started()` once it is spawned (tierbench's copy of the pipe closed: the pump ends when the
+    child's last process closes its end), and `close()` when it is done."""
+
+    def __init__(self, path, mode: str = "a", header: str | None = None):
+        from . import safefiles  # (safefiles imports errors only; imported here to keep this module's imports light)
+
+        self.path = Path(path)
+        self._secrets = secret_values()
+        self._file = safefiles.open_file(self.path, mode, what="a log", encoding=None)
+        if header is not None:
+            self._write(header)
+        self._read_fd, self.fd = os.pipe()
+        self._thread = threading.Thread(target=self._pump, name=f"log {self.path.name}", daemon=True)
+        self._thread.start()
+
+    def _write(self, text: str) -> None:
+        self._file.write((mask(text, self._secrets) if self._secrets else text).encode("utf-8", "surrogateescape"))
+        self._file.flush()
+
+    def _pump(self) -> None:
+        with os.fdopen(self._read_fd, "rb") as pipe:
+            for line in pipe:
+                try:
+                    self._write(line.decode("utf-8", "surrogateescape"))
+                except (OSError, ValueError):  # (the file closed under it: close() gave up waiting)
+                    return
+
+    def started(self) -> None:
+        """The child has its copy of the pipe: tierbench's is closed, so the pump sees the end of its output."""
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
+
+    def drain(self, timeout: float = 2.0) -> None:
+        """What the child wrote so far on disk (its processes gone: the pump reaches the end)."""
+        self._thread.join(timeout)
+
+    def close(self, timeout: float = 5.0) -> None:
+        """The pump ended (or given up after `timeout`: a daemon the child left holds the pipe) and the file closed."""
+        self.started()
+        self._thread.join(timeout)
+        self._file.close()

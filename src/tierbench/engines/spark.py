@@ -9,24 +9,20 @@ falls on all of them alike; with one application at a time each switch of config
 engine's keep_alive_memory (their resident memory, least recently used stopped first).
 """
 
-import json
 import os
-import signal
-import subprocess
+import shutil
 import sys
-import time
+import weakref
 from pathlib import Path
-from typing import Callable
 
-from .. import processes
 from ..job import JobOutcome, JobRequest
-from ..redaction import mask, mask_file, redact
-from ..toolchain import pid_alive
 from . import s3a_requests
 from .base import Engine, EngineError
+from .cmdline import joined
 from .jobs_jar import jobs_jar
+from .spark_app import SparkApp
 from .spark_confine import ExecutorConfinement, worker_ids
-from .spark_tmp import JVM_TMP, jvm_tmp_conf
+from .spark_tmp import jvm_tmp_conf, make_app_tmp, remove_app_tmp, study_tmp_root
 
 DURABLE_CONF = {  # durability = "durable": see Durable.java; the spec's own engine settings still win
     "spark.hadoop.tierbench.durable": "true",  # tierbench's jobs sync every file they write before the task ends
@@ -44,10 +40,10 @@ def spark_conf(engine, app_name: str, local_dirs: list[Path], durable: bool = Fa
     conf = {
         "spark.master": engine.master,
         "spark.app.name": app_name,
-        "spark.jars": str(jobs_jar()),
+        "spark.jars": joined([jobs_jar()], "spark.jars"),
         # the driver's scratch; the executors' local dirs only in local mode (a cluster manager gives executors
         # its own: see spec/cluster.py for what applies the intermediate dirs where)
-        "spark.local.dir": ",".join(str(d) for d in local_dirs),
+        "spark.local.dir": joined(local_dirs, "spark.local.dir"),
         "spark.ui.enabled": "false",
         "spark.ui.showConsoleProgress": "false",
         "spark.serializer": "org.apache.spark.serializer.KryoSerializer",
@@ -65,115 +61,6 @@ def spark_conf(engine, app_name: str, local_dirs: list[Path], durable: bool = Fa
     return conf
 
 
-class SparkApp:
-    """A running Spark application in a worker process."""
-
-    def __init__(self, conf: dict, log_path: Path, env: dict | None = None, confine: Callable[[int], None] | None = None,
-                 uncovered: str | None = None):
-        self.conf = conf
-        self.uncovered = uncovered  # what of it a scale model's page cache budget does not hold (spark_confine.py)
-        self.log_path = log_path
-        self._log = open(log_path, "a")
-        # a group of its own (the worker and its JVM): a terminal's Ctrl-C reaches tierbench alone, which stops the
-        # application in order (its JVM deletes its local dirs) and ends the group (processes.py)
-        self.proc = processes.spawn(
-            [sys.executable, "-m", "tierbench.engines.spark_worker"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._log, text=True,
-            env=env or os.environ.copy(), die_with_parent=signal.SIGTERM,  # (its JVM exits when its stdin closes)
-        )
-        if confine:  # a scale model's page cache budget: the worker starts its JVM once it has its conf, so in the group
-            confine(self.proc.pid)
-        self._send({"conf": conf})
-        ready = self._next_event()
-        self.spark_version = ready["spark_version"]
-        self.full_conf = redact(ready["conf"])
-        from ..sampling.procfs import descendants
-
-        self.jvm_pids = descendants(self.proc.pid)  # Spark's JVM (py4j's gateway)
-
-    def rss_bytes(self) -> int:
-        """Resident memory of the worker and its JVM."""
-        from ..sampling.procfs import parse_meminfo
-
-        total = 0
-        for pid in (self.proc.pid, *self.jvm_pids):
-            try:
-                total += parse_meminfo(Path(f"/proc/{pid}/status").read_text()).get("VmRSS", 0)
-            except OSError:
-                pass
-        return total
-
-    def idle(self) -> None:
-        """Before it waits for its configuration's next turn: what its jobs left for Spark's cleaner (shuffle
-        files) removed now, not during another configuration's measured runs."""
-        self._send({"idle": True})
-        self._next_event()
-
-    def alive(self) -> bool:
-        """The worker and its JVM both running (a JVM killed between runs would fail the next run)."""
-        return self.proc.poll() is None and (not self.jvm_pids or any(pid_alive(p) for p in self.jvm_pids))
-
-    def _send(self, obj) -> None:
-        try:
-            self.proc.stdin.write(json.dumps(obj) + "\n")
-            self.proc.stdin.flush()
-        except BrokenPipeError:
-            raise EngineError(self._died()) from None
-
-    def _died(self) -> str:
-        self.proc.poll()
-        tail = ""
-        try:
-            lines = [l for l in self.log_path.read_text(errors="replace").splitlines() if l.strip()]
-            tail = mask(" | ".join(lines[-3:]))
-        except OSError:
-            pass
-        return f"the Spark application stopped (exit {self.proc.returncode}); see {self.log_path}: {tail}"
-
-    def _next_event(self) -> dict:
-        line = self.proc.stdout.readline()
-        if not line:
-            raise EngineError(self._died())
-        return json.loads(line)
-
-    def run(self, job: str, params: dict, on_progress: Callable[[dict], None] | None = None) -> dict:
-        self._send({"job": job, "params": params})
-        while True:
-            ev = self._next_event()
-            if ev["event"] == "progress":
-                if on_progress:
-                    on_progress(ev)
-            elif ev["event"] == "result":
-                return ev
-
-    def agents(self, req: dict) -> dict:
-        """A request to the node agents (between jobs): see spark_worker's protocol."""
-        self._send(req)
-        return self._next_event()
-
-    def s3a_counters(self) -> dict:
-        """S3A's counters in the application's JVM, between jobs (S3AStatistics.java)."""
-        return self.agents({"s3a": "snapshot"})
-
-    def stop(self) -> None:
-        from ..sampling.procfs import descendants
-
-        jvms = descendants(self.proc.pid)  # Spark's JVM: it deletes its local dirs as it exits
-        if self.proc.poll() is None:
-            try:
-                self._send({"stop": True})
-                self.proc.wait(timeout=60)
-            except (EngineError, subprocess.TimeoutExpired):
-                self.proc.kill()
-                self.proc.wait()
-        deadline = time.time() + 30
-        while any(pid_alive(p) for p in jvms) and time.time() < deadline:
-            time.sleep(0.1)
-        processes.end_group(self.proc.pid)  # whatever of the application outlived its stop (a hung JVM)
-        self._log.close()
-        mask_file(self.log_path)  # what Spark printed of the credentials in its environment
-
-
 NODE_AGENT_PLUGIN = "tierbench.agent.NodeAgentPlugin"
 
 
@@ -183,7 +70,7 @@ def node_agent_conf(master: str, dirs, interval_s: float) -> dict:
     if master.startswith("local"):
         return {}
     return {"spark.plugins": NODE_AGENT_PLUGIN, "spark.tierbench.agent.interval": f"{interval_s:g}",
-            "spark.tierbench.agent.dirs": ",".join(str(d) for d in dirs)}
+            "spark.tierbench.agent.dirs": joined(dirs, "spark.tierbench.agent.dirs")}
 
 
 class SparkNodeAgents:
@@ -241,6 +128,10 @@ class SparkEngine(Engine):
         self.apps_started = self.apps_resumed = 0
         self._workers: int | None = None  # an embedded standalone cluster's Workers: one executor host each
         self._confinement = ExecutorConfinement()
+        # its applications' JVM temporary folders: tierbench's, one per results folder and engine (spark_tmp.py)
+        self._tmp_root = study_tmp_root(study, f"{Path(log_dir).resolve()}:{self.name}")
+        # (and removed at the latest when the engine goes or tierbench exits: an engine never closed leaves none)
+        weakref.finalize(self, shutil.rmtree, self._tmp_root, True)
 
     def open(self, variant: str, config, local_dirs: list[Path], on_phase, also=()) -> bool:
         """True when it started a fresh application (cold: the study warms it up), False when it kept one."""
@@ -275,31 +166,42 @@ class SparkEngine(Engine):
                 raise EngineError(str(e)) from None
         now = worker_ids(cluster) if cluster is not None and self.confine else None
         uncovered = self._confinement.apply(self.spec.master, self.confine, before, now)
+        conf = self.application_conf(variant, config, local_dirs, on_phase, also)
+        tmp = make_app_tmp(self._tmp_root, variant)  # (a folder of tierbench's: no user's path in a split option)
+        conf.update(jvm_tmp_conf(conf, tmp, self.spec.master.startswith("local")))
+        try:
+            env = engine_env(self.spec)
+            env.pop("SPARK_LOCAL_DIRS", None)  # Spark would take it over spark.local.dir
+            self._app = SparkApp(conf, self.log_dir / f"spark-{variant}.log", env, self.confine, uncovered)
+        except (OSError, RuntimeError) as e:
+            remove_app_tmp(tmp)
+            raise EngineError(str(e)) from None
+        except BaseException:
+            remove_app_tmp(tmp)
+            raise
+        self._app.tmp_dir = tmp
+        self._variant = variant
+        self.version = f"spark {self._app.spark_version}"
+        self.conf = self._app.full_conf
+        self.apps_started += 1
+        return True
+
+    def application_conf(self, variant: str, config, local_dirs: list[Path], on_phase, also=()) -> dict:
+        """The settings of the variant's application but its JVMs' temporary folder (jvm_tmp_conf): the storages'
+        connectors and Hadoop settings, the node agents'. Each path in a comma-separated list is checked to stay one
+        item (engines/cmdline.py), else refused in one line."""
         conf = spark_conf(self.spec, f"tierbench {self.study} {variant}", local_dirs, self.durable)
         for connector in dict.fromkeys(c.type.connector("spark") for c in (config, *also)):  # (each once)
             if connector.fetch_jars:  # a storage's connector (S3A's) rides along with the jobs jar
                 on_phase(f"checking {connector.title} (fetched from Maven Central on first use)")
-                conf["spark.jars"] = ",".join([conf["spark.jars"], *connector.jars()])
+                conf["spark.jars"] = joined([conf["spark.jars"], *connector.jars()], "spark.jars")
             for k, v in connector.settings:
                 conf.setdefault(f"spark.hadoop.{k}", v)
         for c in (config, *also):  # the storages' own Hadoop settings, unless the engine sets them
             for k, v in c.engine_settings().items():
                 conf.setdefault(f"spark.hadoop.{k}", v)
         conf.update(node_agent_conf(self.spec.master, [*config.local_data, *local_dirs], self.sampling_interval_s))
-        jvm_tmp = local_dirs[0].parent.parent / JVM_TMP  # (<root>/<variant>/intermediate/dir0: layout.py)
-        jvm_tmp.mkdir(parents=True, exist_ok=True)
-        conf.update(jvm_tmp_conf(conf, jvm_tmp, self.spec.master.startswith("local")))
-        try:
-            env = engine_env(self.spec)
-            env.pop("SPARK_LOCAL_DIRS", None)  # Spark would take it over spark.local.dir
-            self._app = SparkApp(conf, self.log_dir / f"spark-{variant}.log", env, self.confine, uncovered)
-        except (OSError, RuntimeError) as e:
-            raise EngineError(str(e)) from None
-        self._variant = variant
-        self.version = f"spark {self._app.spark_version}"
-        self.conf = self._app.full_conf
-        self.apps_started += 1
-        return True
+        return conf
 
     def _set_current_aside(self, on_phase) -> None:
         """The current application kept idle when its memory fits keep_alive_memory beside the other idle ones
@@ -370,6 +272,7 @@ class SparkEngine(Engine):
         self._stop_current()
         while self._idle:
             self._idle.popitem()[1].stop()
+        shutil.rmtree(self._tmp_root, ignore_errors=True)  # (an application's left by a stand-in or a crash)
 
     def applications_lived(self) -> dict:
         return {"keep_alive_memory": self.keep_alive_memory, "started": self.apps_started, "resumed": self.apps_resumed}

@@ -20,7 +20,7 @@ from ..spec import Spec, make_plan
 from ..storage import StudyLayout
 from ..store import ResultsDir, latest_ok
 from ..store.pooling import check_resume
-from .config_commands import ConfigBlocks
+from .config_commands import ConfigBlocks, run_skipped_teardown
 from .context import RunContext, no_step_watcher
 from .inputs import inputs_kept
 from .machine_share import MachineShare
@@ -262,6 +262,8 @@ class StudyRunner:
             yield
 
     def _run(self, console) -> ResultsDir:
+        if self.resume:  # a teardown a killed session owed: before anything else (config_commands.py)
+            run_skipped_teardown(self.spec, self.layout, self.results)
         records = self.prepare()  # (every check that can refuse the study first: the memory touch takes a while)
         from .pace_follow import PaceFollower
 

@@ -123,6 +123,12 @@ class WordCount(Workload):
         return Measurement(m, {"words": job["words"], "distinct_words": job["distinct_words"]}, failure)
 
 
+def java_quoted(literal: str) -> str:
+    """`literal` as a Java regular expression matching it exactly (Pattern.quote's form): a `\\E` in it would
+    otherwise end a plain `\\Q...\\E` early and make the rest an expression."""
+    return "\\Q" + literal.replace("\\E", "\\E\\\\E\\Q") + "\\E"
+
+
 def grep_expected(pattern: str, plant: str | None, planted: int) -> int | None:
     """The matches grep must find in textgen's text, when that is knowable."""
     if plant and pattern == plant and not set(plant) <= TEXT_ALPHABET:
@@ -156,7 +162,7 @@ class Grep(Workload):
         if mode == "local":  # Grep's temporary dir is relative: keep it in the run's scratch (the cwd)
             extra["fs.defaultFS"] = "file:///"
         # Hadoop's Grep takes a regular expression; tierbench's pattern is a literal string
-        return extra, [req.inputs[0], req.outputs[0], "\\Q" + req.params["pattern"] + "\\E"]
+        return extra, [req.inputs[0], req.outputs[0], java_quoted(req.params["pattern"])]
 
     def hadoop_result(self, log, req):
         search = log.counters_of(0)  # job 1 of 2: the search

@@ -10,23 +10,27 @@ Each run's full log is kept with the results.
 """
 
 import re
+import shlex
 import signal
 import subprocess
+import sys
 import time
 from pathlib import Path
 
 from ... import processes
 from ...job import JobOutcome, JobRequest
-from ...redaction import mask, mask_file
+from ...redaction import MaskedLog, mask
 from ...toolchain import ADD_OPENS, HADOOP_VERSION, hadoop_lib, java_bin, yarn_conf_dir
 from ...units import MB
 from ..base import Engine
 from ..jobs_jar import jobs_jar
 from . import logparse
 from .. import s3a_requests
+from ..cmdline import conf_value, joined, list_item
 from ...storage.types import COMMITTER_KEY, hadoop_committer_settings, local_path
 from .runtime import classpath
 from .watch import wait_for_job
+from .yarn_kill import kill_applications
 
 
 # durability = "durable", local mode: Hadoop's local file system, syncing every file it writes before close
@@ -86,10 +90,11 @@ class HadoopEngine(Engine):
                 "mapreduce.framework.name": "local",
                 # TestDFSIO works on the default file system: make it the data's
                 "fs.defaultFS": req.default_fs,
-                "hadoop.tmp.dir": str(req.scratch / "hadoop-tmp"),
-                "mapreduce.cluster.local.dir": ",".join(str(p) for p in req.local_dirs),
+                "hadoop.tmp.dir": conf_value(req.scratch / "hadoop-tmp", "hadoop.tmp.dir"),
+                "mapreduce.cluster.local.dir": joined(req.local_dirs, "mapreduce.cluster.local.dir", hadoop=True),
                 # the job's staging files on this host even when the default file system is a bucket
-                "mapreduce.jobtracker.staging.root.dir": f"file://{req.scratch / 'staging'}",
+                "mapreduce.jobtracker.staging.root.dir": "file://" + conf_value(
+                    req.scratch / "staging", "mapreduce.jobtracker.staging.root.dir"),
                 **LOCAL_OUTPUT_CONF,
                 **LOCAL_MONITOR_CONF,
             })
@@ -102,7 +107,7 @@ class HadoopEngine(Engine):
         if self.durable_local:
             d.update(DURABLE_LOCAL_CONF)
             if len(req.outputs) > 1:  # several data dirs: the data set's files spread over them (Volumes.java)
-                d[VOLUMES_KEY] = ",".join(str(local_path(u) or u) for u in req.outputs)
+                d[VOLUMES_KEY] = joined((local_path(u) or u for u in req.outputs), VOLUMES_KEY, hadoop=True)
         d.update(req.storage_conf)
         d.update(hadoop_committer_settings(req.storage_conf.get(COMMITTER_KEY)))
         for connector in self._connectors:
@@ -114,6 +119,8 @@ class HadoopEngine(Engine):
 
     def _command(self, req: JobRequest, generic: dict) -> list[str]:
         wl = req.workload.definition
+        for path in (*req.inputs, *req.outputs):  # (FileInputFormat splits a job's input paths at commas)
+            list_item(path, ",", "a Hadoop job's input or output paths", hadoop=True)
         extra, args = wl.hadoop_command(req, self.spec.mode)
         opts = []
         for k, v in {**generic, **extra}.items():
@@ -150,19 +157,27 @@ class HadoopEngine(Engine):
         log_path = self.log_dir / "runs" / (req.run_key.replace("/", "_") + ".log")
         log_path.parent.mkdir(parents=True, exist_ok=True)
         t0 = time.perf_counter()
-        with open(log_path, "w") as log:
-            log.write("# " + mask(" ".join(cmd)) + "\n")
-            log.flush()
-            proc = processes.spawn(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=req.scratch, stdin=subprocess.DEVNULL,
+        # each line masked as the job prints it (never a credential on disk, even if tierbench is killed)
+        log = MaskedLog(log_path, "w", header="# " + shlex.join(cmd) + "\n")
+        try:
+            proc = processes.spawn(cmd, stdout=log.fd, stderr=subprocess.STDOUT, cwd=req.scratch, stdin=subprocess.DEVNULL,
                                    die_with_parent=signal.SIGKILL)  # (a JVM's shutdown hooks may hang on a dead store)
-            if self.confine:  # a scale model's page cache budget holds the job's JVM
-                self.confine(proc.pid)
-            try:
-                stalled = wait_for_job(proc, log_path, on_progress)
-            finally:
-                processes.end_group(proc.pid)  # (the job's JVM, also when tierbench is interrupted mid-job)
+        except BaseException:
+            log.close()
+            raise
+        log.started()
+        if self.confine:  # a scale model's page cache budget holds the job's JVM
+            self.confine(proc.pid)
+        ended_early = True  # (interrupted, or stalled: the client ended before its job did)
+        try:
+            stalled = wait_for_job(proc, log_path, on_progress)
+            ended_early = stalled is not None
+        finally:
+            processes.end_group(proc.pid)  # (the job's JVM, also when tierbench is interrupted mid-job)
+            log.close()
+            if ended_early and self.spec.mode == "yarn":
+                self._kill_yarn_application(log_path)
         process_s = time.perf_counter() - t0
-        mask_file(log_path)  # what the job printed of the credentials it was given
         if stalled:
             return JobOutcome(False, process_s, error=mask(stalled), log=str(log_path))
         text = log_path.read_text(errors="replace")
@@ -175,6 +190,15 @@ class HadoopEngine(Engine):
         result["process_s"] = process_s
         result.update(self._s3a_details(text))
         return JobOutcome(True, wall if wall is not None else process_s, result, log=str(log_path))
+
+    def _kill_yarn_application(self, log_path: Path) -> None:
+        """The YARN application the ended client had submitted, killed (it would run on: yarn_kill.py)."""
+        try:
+            text = log_path.read_text(errors="replace")
+        except OSError:
+            return
+        for why in kill_applications(text, self.conf_dir):
+            print(f"tierbench: warning: {why}: kill it with `yarn application -kill`", file=sys.stderr, flush=True)
 
     def close(self) -> None:
         pass

@@ -1,6 +1,7 @@
 """The hadoop engine's classpath: Hadoop's jars (toolchain.hadoop_lib, fetched from Maven Central on first use)."""
 
 from ...toolchain import hadoop_lib, hadoop_log4j_dir
+from ..cmdline import joined
 
 
 def classpath(conf_dir: str | None = None, jars: tuple[str, ...] = ()) -> str:
@@ -12,4 +13,4 @@ def classpath(conf_dir: str | None = None, jars: tuple[str, ...] = ()) -> str:
         parts.append(conf_dir)
     parts.append(str(hadoop_lib() / "*"))
     parts.extend(jars)
-    return ":".join(parts)
+    return joined(parts, "the Hadoop JVM's classpath", sep=":")  # (a ':' in a conf dir's path would add entries)
