@@ -32,10 +32,11 @@ def fio_path() -> str:
 
 
 def _fio(workdir: Path, rw: str, bs: str, size: int, runtime_s: int, extra: list[str], direct: bool) -> dict:
-    cmd = [fio_path(), "--name=tierbench-probe", f"--directory={workdir}", f"--rw={rw}", f"--bs={bs}", f"--size={size}",
+    # (fio splits --directory at ':' into several directories: it runs in the folder instead, which any path can name)
+    cmd = [fio_path(), "--name=tierbench-probe", "--directory=.", f"--rw={rw}", f"--bs={bs}", f"--size={size}",
            "--ioengine=libaio", "--iodepth=8", "--numjobs=1", f"--direct={1 if direct else 0}", f"--runtime={runtime_s}",
            "--output-format=json", *extra]
-    out = processes.run(cmd, capture_output=True, text=True, timeout=600)
+    out = processes.run(cmd, capture_output=True, text=True, timeout=600, cwd=workdir)
     if out.returncode != 0:
         raise RuntimeError(out.stderr.strip().splitlines()[-1] if out.stderr.strip() else f"fio exited {out.returncode}")
     job = json.loads(out.stdout[out.stdout.index("{"):])["jobs"][0]
