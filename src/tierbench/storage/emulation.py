@@ -268,7 +268,11 @@ def _take_down(dev: Device) -> None:
         _ledger().forget(major_minor, dev.image)
     if dev.major_minor and dev.major_minor not in {mm for _, mm in loops}:  # detached before: its limits, if still ours
         throttle.clear_leftovers(_ledger(), say=lambda _: None, only={dev.major_minor})
-    if loops_holding(Path(dev.image)):
+    for _ in range(UNMOUNT_TRIES):  # a detach waits for the device's last opener (a killed up's mkfs, udev's probe)
+        if not loops_holding(Path(dev.image)):
+            break
+        time.sleep(0.2)
+    else:
         raise UserError(f"{dev.image} is still attached to a loop device (losetup -j {dev.image}); detach it, then "
                         f"tierbench emulate down {dev.name}")
     if Path(dev.mount).is_mount():  # never delete through a mount point (the rmtree would empty the device's files)
