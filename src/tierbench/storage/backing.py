@@ -9,7 +9,8 @@ Over memory the same loop device, ext4 and throttle took 1,620 MB/s of synced 1 
 
 A memory-backed device is a tmpfs mounted at `emulate/NAME/ram` (size: the device's, so it can never take more),
 the image inside it. Its pages are the device's data: dropping the page cache does not evict them, and the
-loop device's own writes reach them, not this machine's disk. `down` unmounts the tmpfs, which frees them. Such
+loop device's own writes reach them, not this machine's disk. `down` unmounts the tmpfs, which frees them (the
+device is recorded before the tmpfs is mounted, so an `up` killed midway leaves one `down` still removes). Such
 devices together may declare at most MEMORY_SHARE of this machine's memory; past that a device lies on disk,
 and the study says so.
 """

@@ -21,6 +21,12 @@ machine's own disk sustains (measured with fio when the first device is made): t
 profiles hold, the absolute figures are this machine's. The loop device's read-ahead is 1 MiB, so a
 sequential reader issues 1 MiB requests and meets the bandwidth limit before the IOPS limit, as a disk
 would; small random reads meet the IOPS limit.
+
+Leaving the machine as found: one tierbench at a time makes or removes a device (`device_lock`: two `up` of one name
+once attached two loop devices to one image). A device is recorded (state "making") before anything of it exists, so
+`status` shows and `down` removes one a `kill -9` interrupted (its loops by `losetup -j IMAGE`). `down` unmounts first
+(a busy mount refused, limits untouched), then clears the limits, detaches and reads the limit files back. Limits go
+only to a loop holding the device's image, each recorded, and leftovers are cleared by that record (throttle.py).
 """
 
 import contextlib
@@ -355,7 +361,8 @@ def bring_up(entries: list[dict], on_phase=print) -> list[str]:
 def _bring_up_one(e: dict, on_phase) -> bool:
     dev = device(e["device"])
     backing, why_not = choose(e.get("backing", DISK), e["size"], memory_backed_bytes())
-    custom = _custom_profile(e, on_phase, dev.backing if dev else backing)
+    where = dev.backing if dev else backing  # (the entry's own figures, slowed only where that could not keep them)
+    custom = custom_profile(e, machine_ceiling(on_phase, where), where) if "figures" in e else None
     if dev is not None:
         if dev.state == MAKING:
             raise UserError(f"emulated device {e['device']} is half made (an `up` was interrupted): "
@@ -373,10 +380,6 @@ def _bring_up_one(e: dict, on_phase) -> bool:
 
 def memory_backed_bytes() -> int:
     return sum(d.size_bytes for d in devices() if d.backing == MEMORY)
-
-
-def _custom_profile(entry: dict, on_phase, backing: str) -> Profile | None:
-    return custom_profile(entry, machine_ceiling(on_phase, backing), backing) if "figures" in entry else None
 
 
 def devices_under(paths) -> list[Device]:

@@ -7,8 +7,9 @@ their mapped files (code, jars) + their writes on the way to the drive (dirty, u
 (without swap a heap cannot go): a fixed limit that a second JVM's heap met made a study thrash for minutes
 (issue 33), a following one cannot.
 
-The group is tierbench's own (`tierbench-<study>-<pid>`), made for the study and removed after it (or, when a
-SIGKILL gave it no chance, by the next study: `remove_stale_groups`, empty groups of dead pids only); only the
+The group is tierbench's own (`tierbench-<study>-<pid>`), made for the study and removed after it, checked (groups
+made inside it go first; one warning line if it still stands), or, when a SIGKILL gave it no chance, by the next
+study (`remove_stale_groups`: empty groups of dead pids only); only the
 processes the engines start are moved into it (and back where they were after it: a standalone cluster's
 Workers the study restarted outlive it). Each run records the budget and the page cache the group held at most
 (`memory_budget` in runs.jsonl), and what of the engine's processes it did not hold (`not_covering`: executors of
