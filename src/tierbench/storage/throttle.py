@@ -177,5 +177,6 @@ def clear_leftovers(ledger: Ledger, say=print, only: set[str] | None = None) -> 
         recorded = ledger.entries()
         foreign = sorted(mm for mm in limited if mm not in recorded and mm not in {c.split()[0] for c in cleared})
         if foreign:
-            say(f"blkio limits on {', '.join(foreign)} were not written by tierbench: left as they are")
+            say(f"blkio limits on {', '.join(foreign)} were not written by tierbench (none in its record): left as "
+                "they are")
     return [c.split()[0] for c in cleared]
