@@ -186,12 +186,12 @@ def clear_leftovers(say=print) -> list[str]:
 
 @contextlib.contextmanager
 def device_lock(name: str):
-    """The device's lock, held while it is made, checked or taken down: a second tierbench on the same name
-    refuses in one line (two `up` would attach two loop devices to one image). The lock files lie beside the
-    devices' folders, in a folder no device can be named (so a `down` that deletes one never drops a held lock)."""
+    """The device's lock, held while it is made, checked or taken down: a second tierbench refuses in one line. The
+    lock files lie beside the devices' folders, in one no device can be named (a `down` never deletes a held one)."""
     locks = root_dir() / "_locks"
+    check_name(name, "emulated device name")  # (before anything is made)
     locks.mkdir(parents=True, exist_ok=True)
-    lock = HeldLock(locks / check_name(name, "emulated device name"), f"emulated device {name!r}").acquire()
+    lock = HeldLock(locks / name, f"emulated device {name!r}").acquire()
     try:
         yield
     finally:
