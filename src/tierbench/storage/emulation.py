@@ -178,10 +178,10 @@ def set_limits(major_minor: str, applied: dict) -> bool:
     return throttle.set_limits(_ledger(), major_minor, throttle.limit_values(applied))
 
 
-def clear_leftovers(say=print) -> list[str]:
+def clear_leftovers(say=print, report_others: bool = True) -> list[str]:
     """tierbench's own limits left on devices no emulated device holds any more, cleared (one line saying so);
     limits it did not write named and left alone (throttle.py). Safe to call anywhere: without root, nothing."""
-    return throttle.clear_leftovers(_ledger(), say)
+    return throttle.clear_leftovers(_ledger(), say, report_others=report_others)
 
 
 @contextlib.contextmanager

@@ -156,10 +156,10 @@ def set_limits(ledger: Ledger, major_minor: str, values: dict[str, int]) -> bool
     return True
 
 
-def clear_leftovers(ledger: Ledger, say=print, only: set[str] | None = None) -> list[str]:
+def clear_leftovers(ledger: Ledger, say=print, only: set[str] | None = None, report_others: bool = True) -> list[str]:
     """Clear the limits tierbench wrote for devices no loop device holds any more (its records of them dropped),
-    one line saying so; one line naming limits on devices it has no record of, left untouched. The major:minors
-    cleared."""
+    one line saying so; one line naming limits on devices it has no record of, left untouched (unless asked not
+    to, or when only some devices are looked at). The major:minors cleared."""
     if not BLKIO.is_dir() or os.geteuid() != 0:
         return []
     limited, cleared = listed(), []
@@ -173,7 +173,7 @@ def clear_leftovers(ledger: Ledger, say=print, only: set[str] | None = None) -> 
         ledger.forget(major_minor, owner["image"])
     if cleared:
         say(f"cleared tierbench's own blkio limits left on {', '.join(cleared)}: no emulated device holds them any more")
-    if only is None:
+    if only is None and report_others:
         recorded = ledger.entries()
         foreign = sorted(mm for mm in limited if mm not in recorded and mm not in {c.split()[0] for c in cleared})
         if foreign:

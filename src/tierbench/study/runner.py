@@ -175,7 +175,8 @@ class StudyRunner:
         from ..storage import emulation
 
         declared = list({e["device"]: e for c in self.spec.storage for es in c.emulated.values() for e in es}.values())
-        emulation.clear_leftovers(say=lambda t: print(f"tierbench: {t}", file=sys.stderr, flush=True))
+        emulation.clear_leftovers(say=lambda t: print(f"tierbench: {t}", file=sys.stderr, flush=True),
+                                  report_others=bool(declared) and not self.unemulated)  # (others' matter to its devices)
         if declared and self.unemulated:
             print("tierbench: warning: --unemulated: the spec's emulated devices are plain directories on this "
                   "machine's disk; the configurations do not differ in their devices", file=sys.stderr, flush=True)
