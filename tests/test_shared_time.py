@@ -5,7 +5,6 @@ device (a real device's reads and writes at once: tests/test_emulation.py)."""
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from tierbench.storage import emulation
 from tierbench.storage.shared_time import FLOOR, OVER, SharedTime, Shares, shared_limits, time_used
 
 FULL = {"read_mb_s": 100.0, "write_mb_s": 50.0, "read_iops": 200.0, "write_iops": 200.0}
@@ -68,12 +67,11 @@ def test_the_limits_are_each_direction_at_the_share():
     assert shared_limits(FULL, 0.5) == {"read_mb_s": 50.0, "write_mb_s": 25.0, "read_iops": 100.0, "write_iops": 100.0}
 
 
-def test_a_limit_below_one_unit_is_written_as_one_never_as_no_limit(tmp_path, monkeypatch):
-    monkeypatch.setattr(emulation, "BLKIO", tmp_path)  # (the cgroup's files, as plain files of this test's)
-    emulation.set_limits("7:3", {"read_mb_s": 1e-9, "write_mb_s": 2.0, "read_iops": 0.4, "write_iops": 0})
-    written = {f.name: f.read_text() for f in tmp_path.iterdir()}
-    assert written == {"blkio.throttle.read_bps_device": "7:3 1\n", "blkio.throttle.write_bps_device": f"7:3 {2 * MiB}\n",
-                       "blkio.throttle.read_iops_device": "7:3 1\n", "blkio.throttle.write_iops_device": "7:3 0\n"}
+def test_a_limit_below_one_unit_is_written_as_one_never_as_no_limit():
+    from tierbench.storage.throttle import limit_values
+
+    written = limit_values({"read_mb_s": 1e-9, "write_mb_s": 2.0, "read_iops": 0.4, "write_iops": 0})
+    assert written == {"read_bps_device": 1, "write_bps_device": 2 * MiB, "read_iops_device": 1, "write_iops_device": 0}
 
 
 def test_the_full_limits_are_set_before_the_runs_and_after_them():

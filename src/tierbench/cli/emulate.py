@@ -28,7 +28,11 @@ def add_parser(subparsers):
                "  tierbench emulate up hdd1 --profile hdd --size 8GB\n"
                "  tierbench emulate up ssd1 --profile sata-ssd --size 8GB\n"
                "  tierbench emulate status              (then point a spec's dirs at the mount points it prints)\n"
-               "  tierbench emulate down hdd1")
+               "  tierbench emulate down hdd1\n\n"
+               "One tierbench at a time makes or removes a device (a second one refuses). A device is recorded before "
+               "anything of it is attached, so `down` removes a half-made one too (an `up` that was killed). Every "
+               "limit tierbench writes is recorded; `status` and `up` clear those a device no longer holds, and name "
+               "limits tierbench did not write, untouched.")
     e.add_argument("action", choices=("up", "down", "status"))
     e.add_argument("name", nargs="?", help="the device's name (up, down)")
     e.add_argument("--profile", default="hdd", help="hdd, sata-ssd, nvme or custom (default: hdd)")
@@ -48,6 +52,7 @@ def run(args) -> int:
     from ..storage import emulation as em
 
     if args.action == "status":
+        em.clear_leftovers(say=lambda t: print(f"tierbench: {t}"))
         devs = em.devices()
         for d in devs:
             print(em.describe(d))
@@ -58,7 +63,7 @@ def run(args) -> int:
         raise UserError(f"emulate {args.action}: name the device, e.g. tierbench emulate {args.action} hdd1")
     if args.action == "down":
         em.down(args.name)
-        print(f"{args.name}: down (unmounted, detached, its image deleted)")
+        print(f"{args.name}: down (unmounted, its limits cleared and checked, detached, its image deleted)")
         return 0
     check_name(args.name, "emulate up: the device's name")
     size = bounds.option_size("--size", args.size, bounds.EMULATED_SIZE)

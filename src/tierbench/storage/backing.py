@@ -9,24 +9,27 @@ Over memory the same loop device, ext4 and throttle took 1,620 MB/s of synced 1 
 
 A memory-backed device is a tmpfs mounted at `emulate/NAME/ram` (size: the device's, so it can never take more),
 the image inside it. Its pages are the device's data: dropping the page cache does not evict them, and the
-loop device's own writes reach them, not this machine's disk. `down` unmounts the tmpfs, which frees them. Such
+loop device's own writes reach them, not this machine's disk. `down` unmounts the tmpfs, which frees them (the
+device is recorded before the tmpfs is mounted, so an `up` killed midway leaves one `down` still removes). Such
 devices together may declare at most MEMORY_SHARE of this machine's memory; past that a device lies on disk,
 and the study says so.
 """
 
 import json
+import os
 import shutil
 import subprocess
 from pathlib import Path
 
 from ..errors import UserError
-from ..units import MB
+from ..units import MB, format_size
 
 DISK, MEMORY = "disk", "memory"
 BACKINGS = (DISK, MEMORY)
 MEMORY_SHARE = 0.5  # of MemTotal, for the declared sizes of all memory-backed devices up at once
 RAM_DIR = "ram"
 MiB = 1 << 20
+EXT4_MAX_FILE = 16 << 40  # ext4's largest file (4 KiB blocks): the image lies on it under the cache
 TMPFS_SOURCE = "tierbench-emulate"  # the tmpfs's name in /proc/mounts: tierbench's, never another's
 
 
@@ -159,9 +162,10 @@ def _memory_ceiling(work: Path) -> float:
             shutil.rmtree(work, ignore_errors=True)
 
 
-def format_and_mount(image: Path, mount: Path, backing: str) -> tuple[str, str]:
+def format_and_mount(image: Path, mount: Path, backing: str, on_attached=None) -> tuple[str, str]:
     """The image attached as a loop device, ext4, mounted noatime; (loop device, major:minor). Detached again if a
-    step fails. On disk the loop device reads and writes its image with direct IO, so that its pages are not cached
+    step fails; `on_attached(loop, major_minor)` is told as soon as it is attached (so that a kill later leaves it
+    recorded). On disk the loop device reads and writes its image with direct IO, so that its pages are not cached
     twice; over memory without (a tmpfs file's pages are its storage: measured through the same ext4, 6,900 MB/s
     of 1 MiB reads buffered, 480 with direct IO)."""
     mount.mkdir(parents=True, exist_ok=True)
@@ -169,6 +173,8 @@ def format_and_mount(image: Path, mount: Path, backing: str) -> tuple[str, str]:
     loop = run_tool(["losetup", "-f", "--show", f"--direct-io={direct}", str(image)], "attaching a loop device")
     try:
         major_minor = run_tool(["lsblk", "-dno", "MAJ:MIN", loop], "lsblk").strip()
+        if on_attached:
+            on_attached(loop, major_minor)
         run_tool(["mkfs.ext4", "-q", "-F", "-E", "lazy_itable_init=0,lazy_journal_init=0", loop], "mkfs.ext4")
         run_tool(["mount", "-o", "noatime", loop, str(mount)], "mount")
         Path(f"/sys/block/{Path(loop).name}/queue/read_ahead_kb").write_text("1024\n")
@@ -176,6 +182,45 @@ def format_and_mount(image: Path, mount: Path, backing: str) -> tuple[str, str]:
         unmount_and_detach(mount, loop)
         raise
     return loop, major_minor
+
+
+def loops_holding(image: Path) -> list[tuple[str, str]]:
+    """[(/dev/loopN, major:minor)] of the loop devices that hold this image (`losetup -j`, read back from sysfs)."""
+    out = subprocess.run(["losetup", "-j", str(image)], capture_output=True, text=True)
+    found = []
+    for line in out.stdout.splitlines():
+        loop = line.split(":", 1)[0].strip()
+        sys_dir = Path("/sys/block") / Path(loop).name
+        try:
+            held = (sys_dir / "loop" / "backing_file").read_text().strip()
+            major_minor = (sys_dir / "dev").read_text().strip()
+        except OSError:
+            continue  # (detached meanwhile)
+        if held in (str(image), os.path.realpath(image)):
+            found.append((loop, major_minor))
+    return found
+
+
+def check_room(root: Path, size_bytes: int, backing: str) -> None:
+    """One line, before anything is made, when a device of this size cannot be held: over memory, more than this
+    machine's memory; on disk, more than ext4's largest file or the free space of the file system under `root`
+    (the image is sparse, but its blocks must fit as they are written: a full disk fails the study's writes)."""
+    size = format_size(size_bytes)
+    if backing == MEMORY:
+        total = memory_total()
+        if size_bytes > total:
+            raise UserError(f"an emulated device of {size} cannot lie in memory: this machine has {format_size(total)}")
+        return
+    if size_bytes > EXT4_MAX_FILE:
+        raise UserError(f"an emulated device of {size} is larger than ext4's largest file (16 TiB): give a smaller size")
+    where = Path(root)
+    while not where.exists():
+        where = where.parent
+    free = shutil.disk_usage(where).free
+    if size_bytes > free:
+        raise UserError(f"an emulated device of {size} cannot be held on the file system under {root}: "
+                        f"{format_size(free)} free (its sparse image takes that room as it is written); "
+                        "give a smaller size or free some space")
 
 
 def unmount_and_detach(mount: Path, loop: str | None) -> None:

@@ -21,57 +21,41 @@ machine's own disk sustains (measured with fio when the first device is made): t
 profiles hold, the absolute figures are this machine's. The loop device's read-ahead is 1 MiB, so a
 sequential reader issues 1 MiB requests and meets the bandwidth limit before the IOPS limit, as a disk
 would; small random reads meet the IOPS limit.
+
+Leaving the machine as found: one tierbench at a time makes or removes a device (`device_lock`: two `up` of one name
+once attached two loop devices to one image). A device is recorded (state "making") before anything of it exists, so
+`status` shows and `down` removes one a `kill -9` interrupted (its loops by `losetup -j IMAGE`). `down` unmounts first
+(a busy mount refused, limits untouched), then clears the limits, detaches and reads the limit files back. Limits go
+only to a loop holding the device's image, each recorded, and leftovers are cleared by that record (throttle.py).
 """
 
+import contextlib
 import json
 import os
 import re
 import shutil
 import subprocess
+import sys
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from .. import processes
 from ..errors import UserError
-from .backing import (BACKINGS, DISK, MEMORY, choose, format_and_mount, image_path, make_image, release_image,
-                      unmount_and_detach)
-from .backing import machine_ceiling as backing_ceiling
-from .backing import run_tool as _run
+from ..locks import HeldLock
 from ..ownership import check_name, remove_owned_root, valid_name
 from ..toolchain import cache_dir
 from ..units import MB, format_size
+from . import throttle
+from .backing import (BACKINGS, DISK, MEMORY, check_room, choose, format_and_mount, image_path, loops_holding,
+                      make_image, release_image)
+from .backing import machine_ceiling as backing_ceiling
+from .profiles import (FIGURES, HEADROOM, PROFILES, Profile, custom_profile, read_iops_limit,  # noqa: F401 (theirs)
+                       scale_factor, stored_limits, throttle_limits)
+from .throttle import BLKIO, Ledger
 
-BLKIO = Path("/sys/fs/cgroup/blkio")
 MiB = 1 << 20
-FIGURES = ("read_mb_s", "write_mb_s", "read_iops", "write_iops")  # a drive's four figures, as a Profile has them
-HEADROOM = 0.8  # the fastest profile at 80% of the real disk: the throttle, not the disk, sets the pace
-
-
-@dataclass(frozen=True)
-class Profile:
-    name: str
-    read_mb_s: float
-    write_mb_s: float
-    read_iops: float
-    write_iops: float
-    source: str
-
-    def scaled(self, factor: float) -> "Profile":
-        return Profile(self.name, self.read_mb_s * factor, self.write_mb_s * factor, self.read_iops * factor,
-                       self.write_iops * factor, f"{self.source}; scaled x{factor:.3g} to this machine")
-
-
-PROFILES = {p.name: p for p in (
-    Profile("hdd", 200, 190, 180, 180,
-            "7,200 rpm enterprise HDD data sheets (e.g. Seagate Exos 7E8: up to 215 MB/s sequential; ~170 random 4K IOPS "
-            "from 8.5 ms seek + 4.2 ms rotation); the SanDisk 2014 studies' nodes used 7.2K rpm HDDs"),
-    Profile("sata-ssd", 540, 500, 90_000, 60_000,
-            "SATA III SSD data sheets (e.g. Samsung 870 EVO: 560/530 MB/s, 98K/88K 4K IOPS; SanDisk CloudSpeed "
-            "in the 2014 studies: about 450-500 MB/s): the SATA link caps them"),
-    Profile("nvme", 3500, 3000, 500_000, 400_000,
-            "PCIe 3.0 x4 NVMe SSD data sheets (e.g. Samsung 970 PRO: 3,500/2,700 MB/s, 500K/500K 4K IOPS)"),
-)}
+LEDGER_FILE = "limits.json"  # the record of the limits tierbench wrote (throttle.py)
 
 
 def root_dir() -> Path:
@@ -90,17 +74,21 @@ def check_can_emulate() -> None:
             raise UserError(f"device emulation needs {tool}: install it (Debian: util-linux, e2fsprogs, mount, fio)")
 
 
+MAKING, UP = "making", "up"  # a device's state: recorded as MAKING before anything is attached, UP once it is whole
+
+
 @dataclass
 class Device:
     name: str
     profile: Profile  # as applied (scaled)
     size_bytes: int
-    loop: str  # /dev/loopN
-    major_minor: str  # "7:0"
+    loop: str  # /dev/loopN ("" while a device being made is not attached yet)
+    major_minor: str  # "7:0" (likewise)
     image: str
     mount: str
     measured: dict | None = None  # fio in the throttled group: {"read_mb_s", "write_mb_s"} and whether within 10%
     backing: str = DISK  # what the image lies on: this machine's disk, or memory (storage/backing.py)
+    state: str = UP  # MAKING: an `up` was interrupted (a kill); `down` removes what it made
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -117,6 +105,14 @@ def _state(name: str) -> Path:
     return root_dir() / check_name(name, "emulated device name") / STATE_FILE
 
 
+def _save(dev: Device) -> None:
+    """The state written whole or not at all (a kill mid-write leaves the one before)."""
+    path = _state(dev.name)
+    part = path.with_name(STATE_FILE + ".part")
+    part.write_text(json.dumps(dev.to_dict(), indent=2))
+    os.replace(part, path)
+
+
 def _load(path: Path) -> Device:
     """A device's state, checked to be as `up` wrote it: its image and mount point in its own folder, its loop
     device a /dev/loopN. `down` unmounts, detaches and deletes what the state names, so a state file that names
@@ -124,19 +120,37 @@ def _load(path: Path) -> Device:
     home = path.parent
     try:
         dev = Device.from_dict(json.loads(path.read_text()))
-    except (OSError, ValueError, TypeError, KeyError) as e:
+    except (OSError, ValueError, TypeError, KeyError, AttributeError) as e:
         raise UserError(f"{path}: not an emulated device's state as tierbench writes it ({e}); "
                         f"remove the folder {home} yourself if it is yours") from None
     expected = {"name": home.name, "image": str(image_path(home, dev.backing)), "mount": str(home / "mnt")}
     wrong = [k for k, v in expected.items() if getattr(dev, k) != v] + (["backing"] if dev.backing not in BACKINGS else [])
-    if wrong or not re.fullmatch(r"/dev/loop[0-9]+", str(dev.loop)) or not re.fullmatch(r"[0-9]+:[0-9]+", str(dev.major_minor)):
+    wrong += [] if dev.state in (MAKING, UP) else ["state"]
+    unset = dev.state == MAKING and dev.loop == dev.major_minor == ""  # (made, not attached yet)
+    if wrong or not unset and (not re.fullmatch(r"/dev/loop[0-9]+", str(dev.loop))
+                               or not re.fullmatch(r"[0-9]+:[0-9]+", str(dev.major_minor))):
         raise UserError(f"{path}: names {', '.join(wrong) or 'a loop device'} other than tierbench's own for "
                         f"{home.name!r} ({expected}); tierbench will not act on it")
     return dev
 
 
+_SAID_DAMAGED: set[str] = set()  # each damaged state said once per process (devices() is asked often)
+
+
 def devices() -> list[Device]:
-    return [_load(p) for p in sorted(root_dir().glob(f"*/{STATE_FILE}")) if valid_name(p.parent.name)]
+    """Every device whose state is as tierbench writes it; a damaged one is said in one warning line and skipped:
+    it is never fatal to the others, nor to a study on plain directories (`down NAME` still names its fault)."""
+    found = []
+    for p in sorted(root_dir().glob(f"*/{STATE_FILE}")):
+        if not valid_name(p.parent.name):
+            continue
+        try:
+            found.append(_load(p))
+        except UserError as e:
+            if str(p) not in _SAID_DAMAGED:
+                _SAID_DAMAGED.add(str(p))
+                print(f"tierbench: warning: {e}; skipped", file=sys.stderr, flush=True)
+    return found
 
 
 def device(name: str) -> Device | None:
@@ -144,53 +158,13 @@ def device(name: str) -> Device | None:
     return _load(p) if p.is_file() else None
 
 
-def _attached(dev: Device) -> bool:
-    """The loop device still holds this device's image (after a reboot, /dev/loopN may be someone else's)."""
-    try:
-        backing = Path(f"/sys/block/{Path(dev.loop).name}/loop/backing_file").read_text().strip()
-    except OSError:
-        return False
-    return backing == dev.image
-
-
 def machine_ceiling(on_phase=print, backing: str = DISK) -> float:
     """MB/s of fsync'ed sequential writes on what a device of this backing lies on (fio, once; backing.py)."""
     return backing_ceiling(root_dir(), on_phase, backing)
 
 
-def scale_factor(ceiling_mb_s: float) -> float:
-    fastest = max(p.write_mb_s for p in PROFILES.values())
-    return min(1.0, HEADROOM * ceiling_mb_s / fastest)
-
-
-# IOPS never cap a sequential stream below its bandwidth: reads come in requests of up to 1 MiB (the read-ahead;
-# measured: 26 IOPS held a 26 MB/s stream to 20 MB/s), and the throttle counts writeback's requests before they are
-# merged, ~256 KiB each (measured: 19 write IOPS held an fsync'ed 20 MB/s stream to 13 MB/s; 40 let it run at 19.5)
-READ_IOPS_PER_MB_S = 2
-WRITE_IOPS_PER_MB_S = 4
-
-
-def read_iops_limit(read_iops: float, read_mb_s: float) -> float:
-    """The read IOPS the throttle holds a device of these figures to (raised from its own: READ_IOPS_PER_MB_S)."""
-    return max(read_iops, READ_IOPS_PER_MB_S * read_mb_s)
-
-
-def throttle_limits(p: Profile) -> dict[str, float]:
-    """The limits the root group's throttle holds a device of this profile to (what `_throttle` writes): its MB/s
-    (tierbench's MB, 2^20 bytes), and its IOPS, raised where they would cap a sequential stream below its bandwidth."""
-    return {"read_mb_s": p.read_mb_s, "write_mb_s": p.write_mb_s,
-            "read_iops": read_iops_limit(p.read_iops, p.read_mb_s),
-            "write_iops": max(p.write_iops, WRITE_IOPS_PER_MB_S * p.write_mb_s)}
-
-
-def stored_limits(entry: dict) -> dict[str, float]:
-    """The throttle's limits of an emulated device as study.json's `emulated` holds it: those recorded when the
-    study ran, else (results from before they were recorded) worked out from its profile as applied."""
-    if entry.get("limits"):
-        return dict(entry["limits"])
-    p = entry["profile"]
-    return throttle_limits(Profile(p.get("name", "?"), p["read_mb_s"], p["write_mb_s"], p["read_iops"], p["write_iops"],
-                                   p.get("source", "")))
+def _ledger() -> Ledger:
+    return Ledger(root_dir() / LEDGER_FILE)
 
 
 def _throttle(major_minor: str, p: Profile | None) -> None:
@@ -198,67 +172,119 @@ def _throttle(major_minor: str, p: Profile | None) -> None:
     set_limits(major_minor, throttle_limits(p) if p else {})
 
 
-def set_limits(major_minor: str, applied: dict) -> None:
-    """The root group's limits for one device (as throttle_limits gives them; a missing or 0 one: none). A limit
-    below one unit is written as one: 0 would lift it (storage/shared_time.py lowers them while a study runs)."""
-    def at_least_one(key: str, unit: float) -> int:
-        value = applied.get(key, 0) * unit
-        return max(1, int(value)) if value > 0 else 0
+def set_limits(major_minor: str, applied: dict) -> bool:
+    """The root group's limits for one device (as throttle_limits gives them; a missing or 0 one: none), written
+    only while its loop device holds the image tierbench recorded for it (throttle.py); False when it does not."""
+    return throttle.set_limits(_ledger(), major_minor, throttle.limit_values(applied))
 
-    limits = {"read_bps_device": at_least_one("read_mb_s", MB), "write_bps_device": at_least_one("write_mb_s", MB),
-              "read_iops_device": at_least_one("read_iops", 1), "write_iops_device": at_least_one("write_iops", 1)}
-    for key, value in limits.items():
-        (BLKIO / f"blkio.throttle.{key}").write_text(f"{major_minor} {value}\n")
+
+def clear_leftovers(say=print, report_others: bool = True) -> list[str]:
+    """tierbench's own limits left on devices no emulated device holds any more, cleared (one line saying so);
+    limits it did not write named and left alone (throttle.py). Safe to call anywhere: without root, nothing."""
+    return throttle.clear_leftovers(_ledger(), say, report_others=report_others)
+
+
+@contextlib.contextmanager
+def device_lock(name: str):
+    """The device's lock, held while it is made, checked or taken down: a second tierbench refuses in one line. The
+    lock files lie beside the devices' folders, in one no device can be named (a `down` never deletes a held one)."""
+    locks = root_dir() / "_locks"
+    check_name(name, "emulated device name")  # (before anything is made)
+    locks.mkdir(parents=True, exist_ok=True)
+    lock = HeldLock(locks / name, f"emulated device {name!r}").acquire()
+    try:
+        yield
+    finally:
+        lock.release()
 
 
 def up(name: str, profile: str, size_bytes: int, custom: Profile | None = None, on_phase=print,
        backing: str = DISK) -> Device:
     check_can_emulate()
-    if device(name):
-        raise UserError(f"emulated device {name!r} is already up: tierbench emulate status; tierbench emulate down {name}")
     if custom is None and profile not in PROFILES:
         raise UserError(f"unknown profile {profile!r}; accepted: {', '.join(PROFILES)}, custom")
+    check_room(root_dir(), size_bytes, backing)  # before anything is made
+    clear_leftovers(on_phase)
+    with device_lock(name):
+        return _up_locked(name, profile, size_bytes, custom, on_phase, backing)
+
+
+def _up_locked(name: str, profile: str, size_bytes: int, custom: Profile | None, on_phase, backing: str) -> Device:
+    if device(name):
+        raise UserError(f"emulated device {name!r} is already up: tierbench emulate status; tierbench emulate down {name}")
     # a named profile is scaled to this machine's disk whatever the backing, so that it means the same speeds
     prof = custom or PROFILES[profile].scaled(scale_factor(machine_ceiling(on_phase)))
     home = _state(name).parent
-    loop = None
+    dev = Device(name, prof, size_bytes, "", "", str(image_path(home, backing)), str(home / "mnt"), backing=backing,
+                 state=MAKING)
+    home.mkdir(parents=True, exist_ok=True)
+    _save(dev)  # before anything is attached or mounted: a kill from here on leaves a device `down` can see
+
+    def attached(loop: str, major_minor: str) -> None:
+        dev.loop, dev.major_minor = loop, major_minor
+        _save(dev)
+
     try:
-        image = make_image(home, size_bytes, backing)
-        loop, major_minor = format_and_mount(image, home / "mnt", backing)
-        _throttle(major_minor, prof)
-    except (UserError, OSError):
-        if loop:
-            unmount_and_detach(home / "mnt", loop)
-        release_image(home, backing)
-        raise
-    dev = Device(name, prof, size_bytes, loop, major_minor, str(image), str(home / "mnt"), backing=backing)
-    _state(name).write_text(json.dumps(dev.to_dict(), indent=2))
+        make_image(home, size_bytes, backing)
+        format_and_mount(Path(dev.image), home / "mnt", backing, on_attached=attached)
+        _ledger().record(dev.major_minor, name, dev.image)  # before the limit: it is tierbench's to clear
+        _throttle(dev.major_minor, prof)
+    except (UserError, OSError) as e:
+        _take_down(dev)
+        if isinstance(e, UserError):
+            raise
+        raise UserError(f"emulate up {name}: {e}") from None
+    dev.state = UP
+    _save(dev)
     return dev
 
 
+UNMOUNT_TRIES = 20  # half a second apart: a JVM that just ended a study may hold its files for a moment longer
+
+
 def down(name: str) -> None:
-    dev = device(name)
-    if dev is None:
-        raise UserError(f"no emulated device {name!r}; up: {', '.join(d.name for d in devices()) or 'none'}")
-    if not _attached(dev):  # detached already (a reboot): the loop device and its limits may be another's now
-        if Path(dev.mount).is_mount():
-            raise UserError(f"{dev.mount} is mounted but {dev.loop} no longer holds {dev.image}; unmount it yourself")
-        release_image(_state(name).parent, dev.backing)
-        remove_owned_root(_state(name).parent, STATE_FILE)
-        return
-    _throttle(dev.major_minor, None)
-    for _ in range(20):  # a JVM that just ended a study may hold its files for a moment longer
-        out = subprocess.run(["umount", dev.mount], capture_output=True, text=True)
-        if out.returncode == 0 or "busy" not in out.stderr:
+    with device_lock(name):
+        dev = device(name)
+        if dev is None:
+            raise UserError(f"no emulated device {name!r}; up: {', '.join(d.name for d in devices()) or 'none'}")
+        _take_down(dev)
+
+
+def _take_down(dev: Device) -> None:
+    """Unmount (a busy mount refused before anything changes), clear the limits, detach, check the limit files no
+    longer list it; then the tmpfs and the folder. The loop devices are those that hold the image (`losetup -j`):
+    a half-made device may have one its state does not name, a detached one (a reboot) none."""
+    home = _state(dev.name).parent
+    loops = loops_holding(Path(dev.image))
+    if Path(dev.mount).is_mount():
+        if not loops:
+            raise UserError(f"{dev.mount} is mounted but no loop device holds {dev.image}; unmount it yourself")
+        for _ in range(UNMOUNT_TRIES):
+            out = subprocess.run(["umount", dev.mount], capture_output=True, text=True)
+            if out.returncode == 0 or "busy" not in out.stderr:
+                break
+            time.sleep(0.5)
+        if out.returncode != 0 and Path(dev.mount).is_mount():
+            raise UserError(f"cannot unmount {dev.mount}: {out.stderr.strip()} (is a study still using it?); its "
+                            "limits are left as they are")
+    for loop, major_minor in loops:
+        throttle.clear(major_minor)  # (the loop holds this device's image: whatever limits it are this device's)
+        subprocess.run(["losetup", "-d", loop], capture_output=True)
+        throttle.check_cleared(major_minor)
+        _ledger().forget(major_minor, dev.image)
+    if dev.major_minor and dev.major_minor not in {mm for _, mm in loops}:  # detached before: its limits, if still ours
+        throttle.clear_leftovers(_ledger(), say=lambda _: None, only={dev.major_minor})
+    for _ in range(UNMOUNT_TRIES):  # a detach waits for the device's last opener (a killed up's mkfs, udev's probe)
+        if not loops_holding(Path(dev.image)):
             break
-        time.sleep(0.5)
-    if out.returncode != 0 and Path(dev.mount).is_mount():
-        raise UserError(f"cannot unmount {dev.mount}: {out.stderr.strip()} (is a study still using it?)")
-    subprocess.run(["losetup", "-d", dev.loop], capture_output=True)
+        time.sleep(0.2)
+    else:
+        raise UserError(f"{dev.image} is still attached to a loop device (losetup -j {dev.image}); detach it, then "
+                        f"tierbench emulate down {dev.name}")
     if Path(dev.mount).is_mount():  # never delete through a mount point (the rmtree would empty the device's files)
-        raise UserError(f"{dev.mount} is still mounted; unmount it, then tierbench emulate down {name}")
-    release_image(_state(name).parent, dev.backing)  # (refuses, so nothing is deleted, while the tmpfs stays mounted)
-    remove_owned_root(_state(name).parent, STATE_FILE)  # ours alone: the image, the mount point, the state
+        raise UserError(f"{dev.mount} is still mounted; unmount it, then tierbench emulate down {dev.name}")
+    release_image(home, dev.backing)  # (refuses, so nothing is deleted, while the tmpfs stays mounted)
+    remove_owned_root(home, STATE_FILE)  # ours alone: the image, the mount point, the state
 
 
 def enter_group(pid: int | None = None) -> None:
@@ -268,9 +294,9 @@ def enter_group(pid: int | None = None) -> None:
 
 
 def device_of_path(path: str) -> Device | None:
-    """The emulated device a directory lies on, if any."""
+    """The emulated device a directory lies on, if any (a whole one: a half-made device holds no study)."""
     p = str(Path(path).resolve())
-    return next((d for d in devices() if p == d.mount or p.startswith(d.mount.rstrip("/") + "/")), None)
+    return next((d for d in devices() if d.state == UP and p == d.mount or p.startswith(d.mount.rstrip("/") + "/")), None)
 
 
 def fio_check(dev: Device, seconds: int = 3, on_phase=print) -> dict:
@@ -302,11 +328,14 @@ def fio_check(dev: Device, seconds: int = 3, on_phase=print) -> dict:
     want = {"write_mb_s": dev.profile.write_mb_s, "read_mb_s": dev.profile.read_mb_s}
     results["within_10pct"] = all(abs(results[k] / want[k] - 1) <= 0.10 for k in want)
     dev.measured = results
-    _state(dev.name).write_text(json.dumps(dev.to_dict(), indent=2))
+    _save(dev)
     return results
 
 
 def describe(dev: Device) -> str:
+    if dev.state == MAKING:
+        return (f"{dev.name}: half made ({dev.loop or 'no loop device yet'}; an `emulate up` was interrupted): "
+                f"tierbench emulate down {dev.name}")
     p = dev.profile
     m = dev.measured
     measured = (f"; fio on it: write {m['write_mb_s']:.0f}, read {m['read_mb_s']:.0f} MB/s "
@@ -323,44 +352,39 @@ def bring_up(entries: list[dict], on_phase=print) -> list[str]:
     check_can_emulate()
     made = []
     for e in entries:
-        dev = device(e["device"])
-        backing, why_not = choose(e.get("backing", DISK), e["size"], memory_backed_bytes())
-        custom = _custom_profile(e, on_phase, dev.backing if dev else backing)
-        if dev is not None:
-            if dev.profile.name != e["profile"] or dev.size_bytes != e["size"] or (custom and custom != dev.profile):
-                raise UserError(f"emulated device {e['device']} is up as {dev.profile.name}, {format_size(dev.size_bytes)}, "
-                                f"not {e['profile']}, {format_size(e['size'])}: tierbench emulate down {e['device']}")
-            continue
-        on_phase(f"emulating {e['profile']} as {e['device']}" + (f" ({why_not})" if why_not else
-                                                                  " (over memory)" if backing == MEMORY else ""))
-        fio_check(up(e["device"], e["profile"], e["size"], custom, on_phase=on_phase, backing=backing), on_phase=on_phase)
-        made.append(e["device"])
+        with device_lock(e["device"]):
+            if _bring_up_one(e, on_phase):
+                made.append(e["device"])
     return made
+
+
+def _bring_up_one(e: dict, on_phase) -> bool:
+    dev = device(e["device"])
+    backing, why_not = choose(e.get("backing", DISK), e["size"], memory_backed_bytes())
+    where = dev.backing if dev else backing  # (the entry's own figures, slowed only where that could not keep them)
+    custom = custom_profile(e, machine_ceiling(on_phase, where), where) if "figures" in e else None
+    if dev is not None:
+        if dev.state == MAKING:
+            raise UserError(f"emulated device {e['device']} is half made (an `up` was interrupted): "
+                            f"tierbench emulate down {e['device']}")
+        if dev.profile.name != e["profile"] or dev.size_bytes != e["size"] or (custom and custom != dev.profile):
+            raise UserError(f"emulated device {e['device']} is up as {dev.profile.name}, {format_size(dev.size_bytes)}, "
+                            f"not {e['profile']}, {format_size(e['size'])}: tierbench emulate down {e['device']}")
+        return False
+    check_room(root_dir(), e["size"], backing)
+    on_phase(f"emulating {e['profile']} as {e['device']}" + (f" ({why_not})" if why_not else
+                                                              " (over memory)" if backing == MEMORY else ""))
+    fio_check(_up_locked(e["device"], e["profile"], e["size"], custom, on_phase, backing), on_phase=on_phase)
+    return True
 
 
 def memory_backed_bytes() -> int:
     return sum(d.size_bytes for d in devices() if d.backing == MEMORY)
 
 
-def _custom_profile(entry: dict, on_phase, backing: str) -> Profile | None:
-    """A device entry's own figures, slowed alike only where what it lies on (disk or memory) could not keep their
-    pace."""
-    if "figures" not in entry:
-        return None
-    f = entry["figures"]
-    factor = min(1.0, HEADROOM * machine_ceiling(on_phase, backing) / max(f["read_mb_s"], f["write_mb_s"]))
-    source = "the study's own figures" + (f"; slowed x{factor:.3g} to this machine's {backing}" if factor < 1 else "")
-    return Profile(entry["profile"], *(round(f[k] * factor, 3) for k in FIGURES), source)
-
-
 def devices_under(paths) -> list[Device]:
     """The emulated devices that hold any of these directories."""
-    found = {}
-    for p in paths:
-        d = device_of_path(p)
-        if d is not None:
-            found[d.name] = d
-    return list(found.values())
+    return list({d.name: d for d in map(device_of_path, paths) if d is not None}.values())
 
 
 def kept_up(names) -> str:

@@ -15,7 +15,10 @@ lowered while the two together take more than OVER of the drive's time, raised w
 it. A direction alone (the other under ALONE) keeps the whole drive; two that both press take equal shares of its
 time. A share never falls under FLOOR (0 would lift the limit: blkio's "no limit"). A limit is rewritten only when
 it moves by more than REWRITE (each write starts the throttle's time slice anew). The devices' full limits are set
-when the study starts (a study killed in mid-run leaves a share behind) and again when it ends.
+when the study starts (a study killed in mid-run leaves a share behind) and again when it ends, before the study
+takes its devices down (study/runner.py): `apply` (emulation.set_limits) writes a limit only while the loop device
+still holds that device's image, so a tick or an exit that comes after a device went never limits a detached
+/dev/loopN, nor whatever disk is attached there next.
 """
 
 import time
@@ -86,7 +89,7 @@ class SharedTime(Following):
         super().__init__()
         self.devices = devices
         self.given = {loop: dict(full) for loop, (_, full) in devices.items()}  # the full limits at the study's k
-        self.apply = apply_limits  # (major_minor, limits) -> None: emulation.set_limits
+        self.apply = apply_limits  # (major_minor, limits) -> written or not: emulation.set_limits
 
     def __enter__(self) -> "SharedTime":
         for major_minor, full in self.devices.values():
@@ -100,7 +103,7 @@ class SharedTime(Following):
         for major_minor, full in self.devices.values():
             try:
                 self.apply(major_minor, full)
-            except OSError:  # a device taken down with the study: its limits went with it
+            except OSError:  # (apply refuses a device no longer attached itself, writing nothing)
                 continue
 
     def rescale(self, factor: float) -> None:

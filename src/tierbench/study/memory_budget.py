@@ -7,8 +7,9 @@ their mapped files (code, jars) + their writes on the way to the drive (dirty, u
 (without swap a heap cannot go): a fixed limit that a second JVM's heap met made a study thrash for minutes
 (issue 33), a following one cannot.
 
-The group is tierbench's own (`tierbench-<study>-<pid>`), made for the study and removed after it (or, when a
-SIGKILL gave it no chance, by the next study: `remove_stale_groups`, empty groups of dead pids only); only the
+The group is tierbench's own (`tierbench-<study>-<pid>`), made for the study and removed after it, checked (groups
+made inside it go first; one warning line if it still stands), or, when a SIGKILL gave it no chance, by the next
+study (`remove_stale_groups`: empty groups of dead pids only); only the
 processes the engines start are moved into it (and back where they were after it: a standalone cluster's
 Workers the study restarted outlive it). Each run records the budget and the page cache the group held at most
 (`memory_budget` in runs.jsonl), and what of the engine's processes it did not hold (`not_covering`: executors of
@@ -16,7 +17,9 @@ a cluster the study did not start): the budget measured to hold, or not.
 """
 
 import os
+import sys
 import threading
+import time
 from pathlib import Path
 
 from ..errors import UserError
@@ -24,6 +27,7 @@ from ..following import Following
 
 MEMORY = Path("/sys/fs/cgroup/memory")
 POLL_S = 0.05
+RELEASE_TRIES = 10  # removing the group at the study's end, 0.1 s apart
 # what a JVM may allocate between two polls before its page cache is taken back: the limit follows the
 # processes' own memory with this much room, so the page cache may hold the budget plus it. Measured: with 4 MB
 # of room a starting JVM reclaimed its own new pages for minutes; lowering the limit each poll to squeeze the cache
@@ -162,20 +166,37 @@ class MemoryBudget(Following):
             self._left.append(left)
 
     def _release(self) -> None:
-        """Processes still in the group back to the group each came from (the root group for those born in it, or
-        when theirs is gone; their memory goes with them), then the group gone."""
-        try:
-            for pid in map(int, (self.group / "cgroup.procs").read_text().split()):
-                for back in dict.fromkeys((MEMORY / self._origins.get(pid, "").lstrip("/"), MEMORY)):
+        """The group gone, checked: the processes still in it, or in a group made inside it (an engine's own
+        container executor may make them), back to the group each came from (the root group for those born in it,
+        or when theirs is gone; their memory goes with them), the groups removed deepest first, a few times over
+        (a process may fork meanwhile); one warning line when it still stands."""
+        for _ in range(RELEASE_TRIES):
+            inside = sorted((Path(d) for d, _, _ in os.walk(self.group)), key=lambda g: len(g.parts), reverse=True)
+            for group in inside:
+                self._move_out(group)
+                for step in (lambda: (group / "memory.force_empty").write_text("0\n"), group.rmdir):
                     try:
-                        (back / "cgroup.procs").write_text(f"{pid}\n")
-                        break
+                        step()
                     except OSError:
-                        continue
-            (self.group / "memory.force_empty").write_text("0\n")
-            self.group.rmdir()
+                        continue  # (EBUSY: a process, or a group inside it, is still there: the next try)
+            if not self.group.exists():
+                return
+            time.sleep(0.1)
+        print(f"tierbench: warning: the page cache budget's memory group {self.group} could not be removed (it still "
+              "holds a process or a group); remove it yourself with rmdir once they are gone", file=sys.stderr, flush=True)
+
+    def _move_out(self, group: Path) -> None:
+        try:
+            pids = list(map(int, (group / "cgroup.procs").read_text().split()))
         except OSError:
-            pass
+            return
+        for pid in pids:
+            for back in dict.fromkeys((MEMORY / self._origins.get(pid, "").lstrip("/"), MEMORY)):
+                try:
+                    (back / "cgroup.procs").write_text(f"{pid}\n")
+                    break
+                except OSError:
+                    continue
 
 
 def _write_limit(group: Path, limit: int) -> None:

@@ -178,6 +178,8 @@ class StudyRunner:
         from ..storage import emulation
 
         declared = list({e["device"]: e for c in self.spec.storage for es in c.emulated.values() for e in es}.values())
+        emulation.clear_leftovers(say=lambda t: print(f"tierbench: {t}", file=sys.stderr, flush=True),
+                                  report_others=bool(declared) and not self.unemulated)  # (others' matter to its devices)
         if declared and self.unemulated:
             print("tierbench: warning: --unemulated: the spec's emulated devices are plain directories on this "
                   "machine's disk; the configurations do not differ in their devices", file=sys.stderr, flush=True)
@@ -267,8 +269,12 @@ class StudyRunner:
         records = self.prepare()  # (every check that can refuse the study first: the memory touch takes a while)
         from .pace_follow import PaceFollower
 
+        self.devices_done = False  # set by _run_plan when every run is done: the devices may go
         with self._host_memory(), self._memory_budget() as budget, self._shared_time() as shared:
-            return self._run_plan(records, console, budget, PaceFollower.for_study(self.spec, shared, records))
+            results = self._run_plan(records, console, budget, PaceFollower.for_study(self.spec, shared, records))
+        if self.devices_done:  # only once the shared-time controller has stopped writing their limits
+            self._emulation_down()
+        return results
 
     def _shared_time(self):
         """The emulated devices' reads and writes held to one drive's time together while the runs go."""
@@ -342,7 +348,7 @@ class StudyRunner:
                 e.restore_cluster()
         if all(p.key in done for p in self.plan) and not self.spec.keep_data:
             self.layout.release()
-            self._emulation_down()
+            self.devices_done = True  # (brought down by _run, after the controllers that write their limits)
         elif not all_ok:
             from ..storage import emulation
             progress.info("some runs failed; their data is kept for --resume" + emulation.kept_up(self._device_names()))
@@ -367,9 +373,11 @@ class StudyRunner:
 
     def _emulation_down(self) -> None:
         """The devices the spec declared, down once the study is done (their data with them). Devices of the
-        same names left from an interrupted run of this study are the study's too."""
+        same names left from an interrupted run of this study are the study's too. Called once the study's
+        shared-time controller has stopped: after it, nothing writes their limits again (emulation.down clears them
+        and checks they are gone)."""
         from ..storage import emulation
 
-        for name in self._device_names():
+        for name in sorted(self._device_names()):
             if emulation.device(name) is not None:
                 emulation.down(name)
