@@ -37,6 +37,7 @@ from tierbench.redaction import MaskedLog
 from tierbench.spec import parse_spec
 from tierbench.storage import StudyLayout
 from tierbench.store import ResultsDir
+from tierbench.study.identity import parse_in
 from tierbench.study.runner import StudyRunner
 from tierbench.toolchain import cache_dir
 
@@ -250,7 +251,7 @@ def test_a_kill_9_during_a_setup_leaves_none_of_it_running_and_resume_runs_the_s
     assert (tmp_path / "commands.log").read_text().splitlines() == ["setup"]
 
     (tmp_path / "HANG").unlink()
-    parsed = parse_spec(tomllib.loads(spec.read_text()), str(spec), tmp_path)
+    parsed = parse_in(tomllib.loads(spec.read_text()), str(spec), tmp_path, out)  # (as `run --resume` names its roots)
     StudyRunner(parsed, out, ["test"], resume=True, engines={"spark": FakeEngine(JOB_RESULTS)}).run()
     # the teardown the kill skipped, before the resumed study's own setup
     assert (tmp_path / "commands.log").read_text().splitlines() == ["setup", "teardown", "setup", "teardown"]

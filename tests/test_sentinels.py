@@ -110,7 +110,9 @@ def _results(base: Path) -> Path:
 
 
 def _data_root(base: Path) -> Path:
-    root = base / "data" / "tierbench" / "sentinel"
+    from tierbench.study.identity import new_study_id
+
+    root = base / "data" / "tierbench" / f"sentinel-{new_study_id(base / 'new')}"  # (the root of the study in --out new)
     root.mkdir(parents=True)
     (root / ".tierbench-owner").write_text(json.dumps({"study": "sentinel"}))
     return root

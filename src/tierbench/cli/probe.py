@@ -21,14 +21,17 @@ def add_parser(subparsers):
 
 
 def run(args) -> int:
+    from ..spec import load_spec, read_spec
+    from ..study.identity import parse_in
     from ..study.probe import probe_study
-    from ..spec import load_spec
 
     # the option before the spec: a slip in it is one line whatever the spec holds (1 MiB: fio's blocks)
     size = bounds.option_size("--size", args.size, bounds.PROBE_SIZE) if args.size is not None else None
     spec = load_spec(args.spec)
-    size = size or spec.probe_size
     out = Path(args.out) if args.out else Path("tierbench-results") / spec.name
+    raw, base_dir = read_spec(args.spec)
+    spec = parse_in(raw, args.spec, base_dir, out)  # (its scratch in the roots of the study in `out`, as `run` names them)
+    size = size or spec.probe_size
     result, where = probe_study(spec, out, size, on_phase=lambda t: print(t, file=sys.stderr))
     print(f"{'device':<12} {'seq write MB/s':>15} {'seq read MB/s':>14} {'rand 64K MB/s':>14} {'IOPS':>8}  directories")
     for dev, p in result.items():
