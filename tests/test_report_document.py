@@ -24,9 +24,9 @@ from tierbench.spec import parse_spec
 FIXTURE = Path(__file__).parent / "fixtures" / "quickstart-results"
 
 # what the fixture's report has, in this order: a check on the builder, not only on the renderers
-PLAIN_SECTIONS = ["Findings", "Normalised runtime", "Runtime", "Throughput", "Pipelines", "Summary per configuration and workload",
+PLAIN_SECTIONS = ["Answer", "Normalised runtime", "Runtime", "Throughput", "Findings", "Pipelines", "Summary per configuration and workload",
                   "Intermediate data per node", "Working set vs memory", "Storage configurations", "Environment", "Every run"]
-FULL_SECTIONS = ["Findings", "Normalised runtime", "Runtime", "Throughput", "Pipelines", "Sweep of shuffle_compress (engine spark)",
+FULL_SECTIONS = ["Answer", "Normalised runtime", "Runtime", "Throughput", "Findings", "Pipelines", "Sweep of shuffle_compress (engine spark)",
                  "Cost per job", "Summary per configuration and workload", "Intermediate data per node", "Working set vs memory", "Storage configurations", "Device ceilings (fio)",
                  "Environment", "Every run"]
 

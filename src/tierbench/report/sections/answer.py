@@ -9,7 +9,7 @@ from ...units import format_size
 from ..at_size import CostsAtSize, costs_at_size
 from ..context import ReportContext
 from ..document import Bullets, Notice, Paragraph, Section, Strong
-from ..formats import comparison_words, significant, usd
+from ..formats import baseline_words, comparison_words, significant, usd
 from . import findings
 
 TITLE = "Answer"
@@ -53,9 +53,9 @@ def _lead(ctx: ReportContext) -> str:
     if len(sig) == len(best):
         return f"Fastest: {which}."
     if not sig:
-        return (f"No configuration is significantly faster than {ctx.analysis.baseline} (Welch p >= 0.05 on every "
+        return (f"No configuration is significantly faster than {baseline_words(ctx.analysis)} (Welch p >= 0.05 on every "
                 f"workload); the lowest median runtime: {which}.")
-    return f"Lowest median runtime: {which}; significantly faster than {ctx.analysis.baseline} on {', '.join(sig)} only."
+    return f"Lowest median runtime: {which}; significantly faster than {baseline_words(ctx.analysis)} on {', '.join(sig)} only."
 
 
 def fastest_line(ctx: ReportContext, wl: str, fitted: tuple[str, str] | None = None) -> str | None:
@@ -125,15 +125,15 @@ def cost_blocks(ctx: ReportContext, fitted: tuple[str, str] | None) -> list:
     items = [f"{wl}: " + ", ".join(f"{r.config} {usd(r.usd_per_job)} (runtime {duration(r.runtime_s)}"
                                    + (", fitted" if fitted == (r.config, wl) else "") + ")" for r in rows)
              for wl, rows in ((wl, per_wl[wl]) for wl in ctx.workloads if wl in per_wl)]
-    return [Paragraph([Strong(_cost_lead(ctx, at)), " " + _cost_how(ctx, at)]), Bullets(items)]
+    return [Paragraph([Strong(_cost_lead(ctx, at))]), Bullets(items), Paragraph(_cost_how(ctx, at), muted=True)]
 
 
 def _cost_lead(ctx: ReportContext, at: CostsAtSize) -> str:
     if at.how == "scale model":
-        return f"$/job at {_decimal(at.size_bytes)}, the size this scale model stands for (predicted):"
+        return f"$/job at {_decimal(at.size_bytes)}, the size this scale model stands for (predicted)"
     if at.how == "target_size":
-        return f"$/job at {_decimal(at.size_bytes)} (cost.target_size; a linear extrapolation):"
-    return "$/job for the jobs as run:"
+        return f"$/job at {_decimal(at.size_bytes)} (cost.target_size; a linear extrapolation)"
+    return "$/job for the jobs as run"
 
 
 def _cost_how(ctx: ReportContext, at: CostsAtSize) -> str:
