@@ -145,7 +145,7 @@ def test_markdown_has_every_table_note_and_warning_of_the_html(request, which):
             assert f"- {item}" in md and f"<li>{html.escape(item)}</li>" in html_text
     for f in (b for b in blocks if isinstance(b, Figure)):
         assert f.svg.startswith("<svg") and f.caption and f"{f.caption}." in md
-        assert f"id='{f.id}'>{f.svg}</div>" in html_text
+        assert f"id='{f.id}'>{render.readable_svg(f.svg)}</div>" in html_text
     assert "<svg" not in md
     # the subtitle: the same words, baseline in bold
     assert f"**{doc.subtitle.parts[1].text}**" in md and f"<b>{doc.subtitle.parts[1].text}</b>" in html_text
