@@ -51,11 +51,27 @@ def _lead(ctx: ReportContext) -> str:
     which = (f"{next(iter(names))}, on every workload ({len(best)})" if len(names) == 1 and len(best) > 1 else
              next(iter(names)) if len(names) == 1 else "; ".join(f"{wl}: {c}" for wl, c in best.items()))
     if len(sig) == len(best):
-        return f"Fastest: {which}."
+        near = [f"on {wl} {tie} is within noise of it" for wl in best if (tie := _tied(ctx, wl))]
+        return f"Fastest: {which}" + (f"; {', '.join(near)}." if near else ".")
     if not sig:
         return (f"No configuration is significantly faster than {baseline_words(ctx.analysis)} (Welch p >= 0.05 on every "
                 f"workload); the lowest median runtime: {which}.")
     return f"Lowest median runtime: {which}; significantly faster than {baseline_words(ctx.analysis)} on {', '.join(sig)} only."
+
+
+def _runner_up(ctx: ReportContext, wl: str):
+    """The next fastest configuration, when it is not the baseline, and the Welch comparison of the fastest with it."""
+    order = _fastest_config(ctx, wl)
+    if len(order) < 2 or order[1] == ctx.analysis.baseline_of(order[0]):
+        return None
+    values = ctx.run_values
+    return order[1], compare(values[("runtime", order[1], wl)], values[("runtime", order[0], wl)], order[0], wl, order[1])
+
+
+def _tied(ctx: ReportContext, wl: str) -> str | None:
+    """The next fastest, where the fastest is not significantly faster than it."""
+    found = _runner_up(ctx, wl)
+    return found[0] if found and not significant(found[1]) else None
 
 
 def fastest_line(ctx: ReportContext, wl: str, fitted: tuple[str, str] | None = None) -> str | None:
@@ -77,10 +93,8 @@ def fastest_line(ctx: ReportContext, wl: str, fitted: tuple[str, str] | None = N
         return f"{wl}: {best} has the lowest median runtime{mark}"
     head = f"{wl}: {best} is fastest{mark}, " if significant(c) else f"{wl}: {best} has the lowest median runtime{mark}: "
     said = head + comparison_words(c)
-    if second != base:
-        values = ctx.run_values
-        r = compare(values[("runtime", second, wl)], values[("runtime", best, wl)], best, wl, second)
-        said += f". Against the next, {second}: {comparison_words(r)}"
+    if (found := _runner_up(ctx, wl)) is not None:
+        said += f". Against the next, {found[0]}: {comparison_words(found[1])}"
     return said
 
 
