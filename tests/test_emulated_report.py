@@ -12,7 +12,7 @@ import pytest
 from conftest import as_run
 from tierbench.analysis.observation import observe as _observe
 from tierbench.report.build import StudyResults
-from tierbench.report.sections.runs import RUN_HEAD
+from tierbench.report.sections.runs import CEILING_HEAD, RUN_HEAD
 from tierbench.storage.emulation import PROFILES, throttle_limits
 from tierbench.store import ResultsDir
 
@@ -92,7 +92,7 @@ def test_the_ceiling_of_an_emulated_device_is_its_fio_check(quickstart):
         emu = stored.study.emulated[dev]
         measured = {"teragen": emu["measured"]["write_mb_s"], "teravalidate": emu["measured"]["read_mb_s"],
                     "terasort": min(emu["measured"]["read_mb_s"], emu["measured"]["write_mb_s"])}[run.workload]
-        cell = rows[run.run_key]["of the device's ceiling"]
+        cell = rows[run.run_key][CEILING_HEAD]
         m = re.fullmatch(rf"(\d+)% \((\d+) of (\d+) MB/s \(\S+ on {dev}: fio check of the emulated {emu['profile']['name']}\)\)", cell)
         assert m, (run.run_key, cell)
         achieved = run.metrics["throughput_mb_s"]

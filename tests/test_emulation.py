@@ -292,7 +292,9 @@ tasks = 2
     study = json.loads((tmp_path / "r" / "study.json").read_text())
     assert study["emulation_skipped"] is True and "emulated" not in study
     assert emulation.devices() == []  # nothing was made
-    texts = [getattr(b, "text", "") for b in StudyResults.load(tmp_path / "r").document.walk()]
+    from tierbench.report.document import Notice
+
+    texts = [b.text for b in StudyResults.load(tmp_path / "r").document.walk() if isinstance(b, Notice)]
     assert any(t.startswith("run with --unemulated") for t in texts)
 
 

@@ -24,9 +24,9 @@ from tierbench.spec import parse_spec
 FIXTURE = Path(__file__).parent / "fixtures" / "quickstart-results"
 
 # what the fixture's report has, in this order: a check on the builder, not only on the renderers
-PLAIN_SECTIONS = ["Findings", "Normalised runtime", "Runtime", "Throughput", "Pipelines", "Summary per configuration and workload",
+PLAIN_SECTIONS = ["Answer", "Normalised runtime", "Runtime", "Throughput", "Findings", "Pipelines", "Summary per configuration and workload",
                   "Intermediate data per node", "Working set vs memory", "Storage configurations", "Environment", "Every run"]
-FULL_SECTIONS = ["Findings", "Normalised runtime", "Runtime", "Throughput", "Pipelines", "Sweep of shuffle_compress (engine spark)",
+FULL_SECTIONS = ["Answer", "Normalised runtime", "Runtime", "Throughput", "Findings", "Pipelines", "Sweep of shuffle_compress (engine spark)",
                  "Cost per job", "Summary per configuration and workload", "Intermediate data per node", "Working set vs memory", "Storage configurations", "Device ceilings (fio)",
                  "Environment", "Every run"]
 
@@ -145,7 +145,7 @@ def test_markdown_has_every_table_note_and_warning_of_the_html(request, which):
             assert f"- {item}" in md and f"<li>{html.escape(item)}</li>" in html_text
     for f in (b for b in blocks if isinstance(b, Figure)):
         assert f.svg.startswith("<svg") and f.caption and f"{f.caption}." in md
-        assert f"id='{f.id}'>{f.svg}</div>" in html_text
+        assert f"id='{f.id}'>{render.readable_svg(f.svg)}</div>" in html_text
     assert "<svg" not in md
     # the subtitle: the same words, baseline in bold
     assert f"**{doc.subtitle.parts[1].text}**" in md and f"<b>{doc.subtitle.parts[1].text}</b>" in html_text

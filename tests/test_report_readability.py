@@ -153,7 +153,7 @@ def test_each_swept_engine_value_is_compared_with_the_baseline_at_the_same_value
     assert all(v == "1.00 (baseline)" for (wl, c), v in ratio.items() if c.startswith("one@"))
     findings = next(s for s in doc.all_sections() if s.title == "Findings")
     text = " ".join(str(getattr(b, "items", "")) for b in findings.blocks)
-    assert "than one@spark.shuffle_compress-false" in text and "split@spark.shuffle_compress-false" in text
+    assert "of one@spark.shuffle_compress-false's" in text and "split@spark.shuffle_compress-false" in text
 
 
 def test_multi_engine_studies_keep_one_baseline():

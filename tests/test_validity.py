@@ -94,7 +94,8 @@ def test_the_finding_itself_says_it_is_not_a_device_comparison():
     an.comparisons = [Comparison("ssd", "teragen", "hdd", 0.5, 0.001, "2.00x faster than hdd (Welch p=0.001)")]
     [line] = _headline(an, {frozenset(("hdd", "ssd")): ["vda"]}, {"hdd": "hdd", "ssd": "ssd"})
     assert line.endswith("(same device as hdd, vda: not a device comparison)")
-    assert _headline(an, {}, {}) == ["ssd on teragen: 2.00x faster than hdd (Welch p=0.001)"]
+    # said from the ratio and p, not the verdict's words: a runtime 0.50 of hdd's is twice as fast
+    assert _headline(an, {}, {}) == ["ssd on teragen: 2.0x as fast as hdd (runtime 0.50 of hdd's); significant, Welch p=0.001"]
 
 
 def test_a_shared_path_on_a_local_file_system_is_said_so(tmp_path):

@@ -10,7 +10,9 @@ import csv
 import html
 import io
 import json
+import math
 import os
+import re
 import tempfile
 from abc import ABC, abstractmethod
 from pathlib import Path
@@ -76,6 +78,24 @@ th{background:#f4f4f4} .warn{background:#fff6e0;border-left:4px solid #e0a000;pa
 """
 
 
+MIN_FONT_PX = 12.0  # the smallest text the HTML report shows, chart labels included
+PX_PER_PT = 4 / 3  # CSS: 96 px per 72 pt
+SVG_SIZE = re.compile(r'^(<svg\b[^>]*?)\swidth="([\d.]+)pt"\s+height="([\d.]+)pt"')
+GLYPH_SCALE = re.compile(r'scale\((\d*\.?\d+) -\1\)')  # matplotlib's text: glyphs at 100 units per em, scaled to the font
+
+
+def readable_svg(svg: str) -> str:
+    """A matplotlib chart drawn large enough that its smallest label is MIN_FONT_PX on screen: its width and height
+    set in px, scaled up from its own pt where a label would be smaller (CSS max-width still fits it to the page)."""
+    m = SVG_SIZE.match(svg)
+    sizes = [float(x) * 100 for x in GLYPH_SCALE.findall(svg)]  # the labels' font sizes, pt
+    if not m or not sizes:
+        return svg
+    factor = max(1.0, MIN_FONT_PX / (min(sizes) * PX_PER_PT))
+    w, h = (float(x) * PX_PER_PT * factor for x in m.group(2, 3))
+    return f'{m.group(1)} width="{math.ceil(w)}px" height="{math.ceil(h)}px"' + svg[m.end():]  # (up: never under)
+
+
 def table_html(head, rows) -> str:
     h = "".join(f"<th>{html.escape(x)}</th>" for x in head)
     b = "".join("<tr>" + "".join(f"<td>{html.escape(str(x))}</td>" for x in row) + "</tr>" for row in rows)
@@ -121,7 +141,7 @@ class HtmlExporter(DocumentExporter):
             case Figure():
                 cls = "figure" + (f" {b.kind}" if b.kind else "")
                 ident = f" id='{e(b.id)}'" if b.id else ""
-                return [f"<div class='{cls}'{ident}>{b.svg}</div>"]
+                return [f"<div class='{cls}'{ident}>{readable_svg(b.svg)}</div>"]
         raise TypeError(f"no HTML for {type(b).__name__}")
 
 

@@ -18,7 +18,7 @@ def sections(ctx: ReportContext) -> list[Section]:
         return []
     sec = Section("Cost per job", 2)
     sec.add(Notice("warn", _cost_intro(cost)) if cost.get("example_prices") else Paragraph(_cost_intro(cost), muted=True))
-    sec.add(_scale_notice(cost, costs, ctx.machine))
+    sec.add(_scale_notice(cost, costs, ctx.machine, ctx.spec.get("scale")))
     vs = _cost_vs_baseline_table(costs, ctx.analysis.baseline_of)
     if vs:
         sec.add(Paragraph(f"Each configuration's price and total $/job as a multiple of {baseline_words(ctx.analysis)}'s "
@@ -30,10 +30,14 @@ def sections(ctx: ReportContext) -> list[Section]:
     return [sec]
 
 
-def _scale_notice(cost, costs, machine) -> Notice | Paragraph:
-    """Say what job size the figures are for: as run (scaled down, when it fits in memory) or extrapolated."""
+def _scale_notice(cost, costs, machine, scale: dict | None = None) -> Notice | Paragraph:
+    """Say what job size the figures are for: as run (scaled down, when it fits in memory) or extrapolated. A scale
+    model's jobs are small by design: the Answer gives them at its target, so no hint to set cost.target_size."""
     sizes = sorted(c.job_bytes for c in costs if c.job_bytes)
     as_run = (f"{format_size(sizes[0])} to {format_size(sizes[-1])}" if sizes[0] != sizes[-1] else format_size(sizes[0])) if sizes else "?"
+    if scale:
+        return Paragraph(f"Figures for the scale model's jobs as run on this machine ({as_run} of data per job, one "
+                         "node): the Answer, at the top, gives $/job at the size the model stands for.", muted=True)
     target = cost.get("target_bytes")
     if target:
         return Notice("warn", f"at target_size = {format_size(target)}: a linear extrapolation from the jobs as run ({as_run} "

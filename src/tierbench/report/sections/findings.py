@@ -6,7 +6,7 @@ from ...analysis.validity import durability_lines, same_device_pairs, study_line
 from ...store.pooling import mixed_pools
 from ..context import ReportContext
 from ..document import Bullets, Notice, Section
-from ..formats import baseline_words
+from ..formats import baseline_words, comparison_words, significant
 
 MAX_FINDINGS = 12  # past this many comparisons, the ones that are not significant are counted, not listed
 MAX_CACHE_LINES = 3  # per kind of page-cache flag; past this many runs, one line counts them
@@ -39,10 +39,10 @@ def headline(an: Analysis, same_device: dict | None = None, config_of: dict | No
     def line(c) -> str:
         devs = (same_device or {}).get(frozenset((config_of.get(c.config, c.config), config_of.get(c.baseline, c.baseline))))
         note = f" (same device as {c.baseline}, {', '.join(devs)}: not a device comparison)" if devs else ""
-        return f"{c.config} on {c.workload}: {c.verdict}{note}"
+        return f"{c.config} on {c.workload}: {comparison_words(c)}{note}"
 
-    sig = [line(c) for c in an.comparisons if not c.verdict.startswith("not significant")]
-    rest = [line(c) for c in an.comparisons if c.verdict.startswith("not significant")]
+    sig = [line(c) for c in an.comparisons if significant(c)]
+    rest = [line(c) for c in an.comparisons if not significant(c)]
     if len(sig) + len(rest) <= MAX_FINDINGS:
         return sig + rest
     return sig + [f"{len(rest)} {'other ' if sig else ''}differences from {baseline_words(an)} are not significant (Welch "

@@ -32,6 +32,16 @@ def _device(dev: str, facts: dict, emu: dict | None) -> str:
     return f"{dev} ({what}{facts.get('disk')}{', ' + format_size(facts['size_bytes']) if facts.get('size_bytes') else ''})"
 
 
+def _rotational(flag: bool | None, emu: dict | None) -> str:
+    """The kernel's rotational flag; for an emulated drive, whose flag is its loop device's (a loop device says 1 or 0
+    whatever it stands for), said as no property of the drive emulated."""
+    said = {True: "1", False: "0"}.get(flag, "–")
+    if emu:
+        return (f"emulated on a loop device: the loop's flag ({said}) is not the emulated {emu['profile']['name']}'s; "
+                "the throttle gives it that drive's speeds")
+    return {True: "1 (kernel: rotational)", False: "0 (non-rotational)"}.get(flag, "–")
+
+
 def _machine_rows(ctx: ReportContext) -> list[list[str]]:
     sm = ctx.storage_map
     roles = dir_roles(ctx.spec or {})
@@ -42,6 +52,6 @@ def _machine_rows(ctx: ReportContext) -> list[list[str]]:
         m = info.get("mount", {})
         emu = ctx.facts.emulated.get(dev)
         rows.append([d, roles.get(d, info.get("role", "")), _device(dev, facts, emu) if dev else "none (tmpfs/overlay/network)",
-                     {True: "1 (kernel: rotational)", False: "0 (non-rotational)"}.get(facts.get("rotational"), "–") if dev else "–",
+                     _rotational(facts.get("rotational"), emu) if dev else "–",
                      facts.get("scheduler") or "–", m.get("fs_type", "–"), m.get("options", "–")])
     return rows

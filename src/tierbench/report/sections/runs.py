@@ -5,16 +5,20 @@ from ..context import ReportContext
 from ..document import Paragraph, Section, Table
 from ..formats import fmt
 
-RUN_HEAD = ["run", "status", "wall s", "key metrics", "bound by", "of the device's ceiling", "started (UTC)", "cache dropped", "error"]
+CEILING_HEAD = "job's data MB/s, of the device's sequential ceiling"
+RUN_HEAD = ["run", "status", "wall s", "key metrics", "bound by", CEILING_HEAD, "started (UTC)", "cache dropped", "error"]
 
 
 EMULATED_NOTE = (
-    "'bound by' judges an emulated device (a loop device the throttle holds to its profile) against the throttle's "
-    "limits, not its utilisation, which stays low while requests wait in the throttle: each sample interval's read and "
-    "write MB/s and IOPS on it as shares of the limits, the highest the interval's load; 80% or more over the run's "
-    "intervals means the device's limit set the pace. 'of the device's ceiling' puts the run's throughput against fio's "
-    "probe of its data device, else, for an emulated device, the fio check run when it was brought up, else its "
-    "throttle's limits; each cell says which.")
+    "'bound by' and the ceiling column are shares of different things, so a run can be at 90% of one and 11% of the "
+    "other. 'bound by' judges an emulated device (a loop device the throttle holds to its profile) by how busy it was "
+    "against the throttle's limits: all of its IO (the job's data, spills, shuffle, replicated copies, small syncs) in "
+    "each sample interval as a share of the limit it came nearest, often IOPS, averaged over the job's intervals; 80% or "
+    "more means the device's limit set the pace (its utilisation says nothing: it stays low while requests wait in the "
+    f"throttle). '{CEILING_HEAD}' divides only the job's own data (times its copies) by the whole run's wall time, JVM "
+    "start included, and puts that against the device's sequential MB/s: fio's probe of its data device, else, for "
+    "an emulated device, the fio check run when it was brought up, else its throttle's limits; each cell says which. "
+    "A device kept at its limit by small or random IO moves far fewer MB/s than its sequential ceiling.")
 
 
 def sections(ctx: ReportContext) -> list[Section]:

@@ -106,17 +106,31 @@ def _budget(ctx: ReportContext) -> list:
     if not rows:
         return []
     held, data = sorted(h.median_held_bytes for h in checked)[len(rows) // 2], ctx.spec["scale"]["data_bytes"]
-    ratio = (f"data / page cache held here: {format_size(data)} / {format_size(held)} = {data / held:.1f} "
-             "(the budget's ratio is the target's; the room above it is not)") if held else \
-        "data / page cache held here: no page cache was held in the group (its processes took none: no ratio to give)"
     gaps = list(dict.fromkeys(g for h in checked for g in h.not_covering))
     uncovered = [Paragraph("Not covered: the budget did not hold " + "; ".join(gaps) + ". Their page cache is not in the "
                            "figures above: those runs' shuffle may have been read from memory, unlike the target's.")] if gaps else []
-    return [Paragraph(f"The page cache the engine's processes held (a memory cgroup polled every 50 ms; held: the median over "
-                      f"the polls within the budget and the {format_size(SLACK_BYTES)} of room its limit leaves a JVM, which "
-                      "also holds the streams' read-ahead; the peak is a JVM reading its jars as it starts):", muted=True),
+    return [Paragraph(_budget_words(checked[0].budget_bytes, data), muted=True),
             Table(["configuration", "workload", "runs", "budget", "median held", "max", "held"], rows),
-            Paragraph(ratio, muted=True), *uncovered]
+            Paragraph(_held_words(held, data, checked[0].budget_bytes), muted=True), *uncovered]
+
+
+def _budget_words(budget: int, data: int) -> str:
+    """What the budget is and why a 'yes' may sit beside a median held above it."""
+    return (f"Page cache: the budget, {format_size(budget)}, is the page cache a target node has for its data, scaled "
+            f"to this model's {format_size(data)} (data / page cache = {data / budget:.0f}, as there). The engine's "
+            f"processes ran in a memory cgroup whose limit is the budget plus {format_size(SLACK_BYTES)} of room every "
+            "JVM needs for its own files (its jars, the streams' read-ahead). 'median held' is the page cache they held, "
+            "the median of polls every 50 ms; 'held' is yes when that stayed within the budget and the room, which is "
+            "why a median above the budget can still be yes; the max is a JVM reading its jars as it starts.")
+
+
+def _held_words(held: float, data: int, budget: int) -> str:
+    if not held:
+        return ("data / page cache held here: no page cache was held in the group (its processes took none: no ratio "
+                "to give)")
+    return (f"So the job's data met about {format_size(held)} of page cache here: data / page cache held "
+            f"{format_size(data)} / {format_size(held)} = {data / held:.1f}, against {data / budget:.0f} at the target "
+            "(the budget keeps the target's ratio; the JVM's room above it does not).")
 
 
 def _decimal(n_bytes: float) -> str:
