@@ -4,12 +4,10 @@ from ..errors import UserError
 
 
 DESCRIPTION = """\
-An emulated device is a loop device on a sparse file, ext4, mounted noatime under tierbench's cache folder and
-throttled to a profile (sequential MB/s and IOPS, read and write) by cgroup v1 blkio limits. Point a study's
-directories at its mount point: one machine then compares an HDD, a hybrid and an SSD configuration as the
-published studies did. Needs root and the cgroup v1 blkio controller. Profiles are data-sheet figures scaled by
-one factor to this machine's disk (ratios hold); --backing memory puts the image on a tmpfs instead, so figures
-faster than the disk hold. Keep a study's durability = "durable" (the default). More: docs/emulation.md.
+An emulated device is a loop device on a sparse file (ext4, mounted under tierbench's cache folder) throttled
+to a profile's MB/s and IOPS by cgroup v1 blkio limits. Put a study's directories on its mount point to compare
+HDD, hybrid and SSD configurations on one machine. Needs root and the cgroup v1 blkio controller. Profiles are
+data-sheet figures scaled by one factor to this machine's disk, so their ratios hold. More: docs/emulation.md.
 
 profiles (before scaling):
   hdd       7,200 rpm HDD: ~200 MB/s, ~180 IOPS
@@ -23,9 +21,10 @@ examples:
   tierbench emulate status                                # every device, its profile and mount
   tierbench emulate down hdd1
 
-One tierbench at a time makes or removes a device. `down` also removes a half-made one (an `up` that was
-killed); `status` and `up` clear limits of tierbench's that a device no longer holds, and name others' limits,
-untouched."""
+Writes left in the page cache are memory until written back: keep a study's durability = "durable" (the
+default). One tierbench at a time makes or removes a device. `down` also removes a half-made one (an `up` that
+was killed); `status` and `up` clear limits of tierbench's that a device no longer holds, and name others'
+limits, untouched."""
 
 
 def add_parser(subparsers):
@@ -38,8 +37,8 @@ def add_parser(subparsers):
     e.add_argument("--size", default="8GB", help="the device's size, e.g. 8GB (default: 8GB; a sparse file: disk "
                    "space is taken as data is written)")
     e.add_argument("--backing", choices=("disk", "memory"), default="disk",
-                   help="what the image lies on: this machine's disk (default) or memory (a tmpfs; at most half of "
-                        "this machine's memory for all memory-backed devices together)")
+                   help="what the image lies on: this machine's disk (default) or memory (a tmpfs: figures faster "
+                        "than the disk hold; at most half of the memory for all memory-backed devices together)")
     e.add_argument("--no-check", action="store_true", help="up: skip the fio check of the device (about 10 seconds)")
     custom = e.add_argument_group("--profile custom (all four; not scaled)")
     for flag, unit, what in (("read-mb-s", "MB/S", "read speed, MB/s (e.g. 200)"),

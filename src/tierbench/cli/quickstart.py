@@ -14,13 +14,13 @@ EMULATED, LOCAL = "quickstart-emulated.toml", "quickstart.toml"
 DESCRIPTION = """\
 The SanDisk 2014 TeraSort study (TeraGen + TeraSort of 1 TB on six nodes) as a scale model on this machine:
 all-HDD vs. HDDs with an SSD for intermediate data vs. all-SSD, on emulated 2014 drives sized by this
-machine's TeraSort rate (measured first, and again after: whether it held), 3 repeats (docs/scale-model.md).
+machine's measured TeraSort rate, 3 repeats (docs/scale-model.md).
 
-Takes about 6 minutes on 2 cores with emulated devices. Needs root and the cgroup v1 blkio and memory
-controllers. Without them (or with --local) it says why and runs a shorter local study instead: one directory
-for everything vs. separate data and intermediate directories under --out, DFSIO, TeraGen, TeraSort and TeraValidate, 2 repeats.
+Takes about 6 minutes on 2 cores. Needs root and the cgroup v1 blkio and memory controllers; without them (or
+with --local) it says why and runs a shorter study on local directories under --out: one directory for
+everything vs. separate data and intermediate directories, DFSIO and TeraGen/Sort/Validate, 2 repeats.
 
-At the end it prints where report.html and report.md are, and the runs file (runs.jsonl) beside them."""
+At the end it prints where report.html, report.md and the runs (runs.jsonl) are."""
 
 EPILOG = """\
 examples:
