@@ -11,7 +11,7 @@ machine, or when a study's own report could not be written. What the report show
 EPILOG = """\
 examples:
   tierbench report tierbench-results/quickstart
-  tierbench report results/quick --allow-mixed     # runs from two machines, pooled (the report warns)"""
+  tierbench report results/quick --allow-mixed   # runs of two machines pooled (it warns)"""
 
 
 def add_parser(subparsers):
