@@ -15,8 +15,8 @@ starts and shows it in its report. Exit status 1 when a check fails."""
 
 EPILOG = """\
 examples:
-  tierbench check                         # this machine, the current directory's mount
-  tierbench check examples/quick.toml     # the study's dirs, here and on its [cluster] nodes
+  tierbench check                       # this machine, the current folder's mount
+  tierbench check examples/quick.toml   # the study's dirs, here and on its nodes
   tierbench check --dir /data/1 --dir /data/2 --json"""
 
 

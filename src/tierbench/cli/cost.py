@@ -7,16 +7,16 @@ from ..errors import UserError
 
 
 DESCRIPTION = """\
-What-if pricing without running anything, with the published studies' formulas:
-  jobs/day = 86400 / runtime in seconds x utilisation;  jobs in N years = jobs/day x 365 x N
-  $/job = price / jobs in N years   (the hardware's price only)
+What-if pricing without running anything, with the published studies' formulas (the price: hardware only):
+  jobs/day = 86400 / runtime in seconds x utilisation
+  jobs in N years = jobs/day x 365 x N;  $/job = price / jobs in N years
 --reference recomputes a published cost table from its runtimes and prices and checks every figure."""
 
 EPILOG = """\
 examples:
-  tierbench cost --runtime-s 11589 --price-usd 37561          # $4.60 per job over 3 years
+  tierbench cost --runtime-s 11589 --price-usd 37561   # $4.60 per job over 3 years
   tierbench cost --runtime-s 485 --price-usd 46567 --years 5 --json
-  tierbench cost --reference sandisk_testdfsio_2014           # the published table, recomputed"""
+  tierbench cost --reference sandisk_testdfsio_2014    # a published table, recomputed"""
 
 
 def add_parser(subparsers):

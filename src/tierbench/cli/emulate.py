@@ -13,12 +13,12 @@ profiles (before scaling):
   hdd       7,200 rpm HDD: ~200 MB/s, ~180 IOPS
   sata-ssd  SATA SSD: ~540/500 MB/s read/write, 90K/60K IOPS
   nvme      NVMe SSD: ~3,500/3,000 MB/s read/write, 500K/400K IOPS
-  custom    your figures: --read-mb-s, --write-mb-s, --read-iops, --write-iops (not scaled)"""
+  custom    your figures: --read-mb-s, --write-mb-s, --read-iops, --write-iops"""
 
 EPILOG = """\
 examples:
-  tierbench emulate up hdd1 --profile hdd --size 8GB      # prints its mount point
-  tierbench emulate status                                # every device, its profile and mount
+  tierbench emulate up hdd1 --profile hdd --size 8GB   # prints its mount point
+  tierbench emulate status                             # each device and its mount point
   tierbench emulate down hdd1
 
 Writes left in the page cache are memory until written back: keep a study's durability = "durable" (the

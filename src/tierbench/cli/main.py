@@ -26,9 +26,9 @@ examples: tierbench COMMAND --help."""
 
 EPILOG = """\
 examples:
-  tierbench quickstart                                     # HDD vs. SSD on this machine, about 6 minutes
-  tierbench run examples/quick.toml --out results/quick    # your own study: a spec file
-  tierbench predict tierbench-results/quickstart --published   # the quickstart's jobs at 1 TB
+  tierbench quickstart                                    # HDD vs. SSD, about 6 minutes
+  tierbench run examples/quick.toml --out results/quick   # your own study: a spec file
+  tierbench predict tierbench-results/quickstart --hardware sandisk-all-ssd --size 1TB
 
 docs: README.md, docs/README.md (every page), docs/cli.md (every command)"""
 

@@ -20,7 +20,7 @@ EPILOG = """\
 examples:
   tierbench predict tierbench-results/quickstart --hardware sandisk-all-ssd --size 1TB
   tierbench predict tierbench-results/quickstart --cloud aws --size 1TB --nodes 4..32
-  tierbench predict tierbench-results/quickstart --published     # the SanDisk studies at 1 TB"""
+  tierbench predict tierbench-results/quickstart --published   # SanDisk's studies"""
 
 
 def add_parser(subparsers):

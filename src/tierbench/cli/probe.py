@@ -14,7 +14,7 @@ share of its device's ceiling. A spec can also say probe = true to do this befor
 
 EPILOG = """\
 examples:
-  tierbench probe examples/quick.toml                  # stored in ./tierbench-results/quick
+  tierbench probe examples/quick.toml   # stored in ./tierbench-results/quick
   tierbench probe examples/quick.toml --size 1GB --out results/quick"""
 
 

@@ -24,9 +24,9 @@ At the end it prints where report.html, report.md and the runs (runs.jsonl) are.
 
 EPILOG = """\
 examples:
-  tierbench quickstart                  # results and report in ./tierbench-results/quickstart
-  tierbench quickstart --resume         # continue an interrupted quickstart
-  tierbench quickstart --local --out results/local   # the local-directories study"""
+  tierbench quickstart                 # results in ./tierbench-results/quickstart
+  tierbench quickstart --resume        # continue an interrupted quickstart
+  tierbench quickstart --local --out results/local   # the local study"""
 
 
 def add_parser(subparsers):

@@ -12,9 +12,9 @@ kept. The spec's format: docs/spec.md; examples/ has specs to start from."""
 
 EPILOG = """\
 examples:
-  tierbench run examples/quick.toml                               # in ./tierbench-results/quick
-  tierbench run examples/quick.toml --out results/quick           # results where you say
-  tierbench run examples/quick.toml --out results/quick --resume  # after an interruption"""
+  tierbench run examples/quick.toml                # in ./tierbench-results/quick
+  tierbench run examples/quick.toml --out results/quick
+  tierbench run examples/quick.toml --out results/quick --resume   # after a stop"""
 
 
 def add_parser(subparsers):
@@ -22,8 +22,8 @@ def add_parser(subparsers):
                               description=DESCRIPTION, epilog=EPILOG)
     r.add_argument("spec", help="study spec (TOML); see examples/ and docs/spec.md")
     r.add_argument("--out", metavar="DIR", help="results folder (default: ./tierbench-results/<study name>)")
-    r.add_argument("--resume", action="store_true", help="continue an interrupted study: skip the runs already "
-                   "recorded ok")
+    r.add_argument("--resume", action="store_true", help="continue an interrupted study: the runs already "
+                   "recorded ok are kept, not run again")
     r.add_argument("--unemulated", action="store_true", help="run a spec's emulated devices (data = { emulate = ... "
                    "}) as plain directories on this machine's disk, where devices cannot be emulated (no root or no "
                    "blkio); the report says so")

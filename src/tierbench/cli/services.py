@@ -31,17 +31,17 @@ class _ServiceNames:
 DESCRIPTION = """\
 Real servers for trying tierbench on one machine, bound to 127.0.0.1, each in its own folder with its
 configuration, logs and pid files. `up` prints how a spec uses the service and how to stop it.
-  yarn   ResourceManager + NodeManager (Hadoop 3.4.2): for a hadoop engine with mode = "yarn"
-  spark  Spark standalone Master + Workers: for a spark engine's master = "spark://127.0.0.1:PORT"
-  hdfs   NameNode + DataNodes (Hadoop 3.4.2): for data = { type = "hdfs", ... }
-  s3     Ceph (mon, mgr, OSDs, radosgw; HAProxy in front if asked) with an S3 user and bucket:
-         for data = { type = "s3", ... }; installs Ceph (and HAProxy) from Debian when root
+  yarn   ResourceManager + NodeManager: for a hadoop engine in mode = "yarn"
+  spark  Master + Workers: for a spark engine's master = "spark://127.0.0.1:PORT"
+  hdfs   NameNode + DataNodes: for data = { type = "hdfs", ... }
+  s3     Ceph (mon, mgr, OSDs, radosgw; HAProxy if asked), an S3 user and bucket:
+         for data = { type = "s3", ... }; installs Ceph from Debian when root
 Each service's options are below; the others' are ignored. More: docs/services.md."""
 
 EPILOG = """\
 examples:
-  tierbench services up hdfs --datanodes 2 --port 8020     # then: uri = "hdfs://127.0.0.1:8020/tb"
-  tierbench services status yarn --conf-dir                # the HADOOP_CONF_DIR to use
+  tierbench services up hdfs --datanodes 2 --port 8020   # then hdfs://127.0.0.1:8020/tb
+  tierbench services status yarn --conf-dir              # the HADOOP_CONF_DIR to use
   tierbench services up s3 --osds 5 --ec 3+2 --gateways 2 --balancer haproxy"""
 
 
