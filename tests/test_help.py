@@ -141,7 +141,7 @@ def test_services_options_are_grouped_per_service(monkeypatch):
     for heading, options in {"hdfs options": ["--datanodes", "--datanode-dirs", "--data-dir"],
                              "spark options": ["--workers", "--worker-dirs"],
                              "s3 options": ["--osds", "--gateways", "--ec", "--balancer"],
-                             "every service": ["--dir", "--conf-dir", "--port"]}.items():
+                             "every service (--port: hdfs and s3)": ["--dir", "--conf-dir", "--port"]}.items():
         for option in options:
             assert option in sections[heading], (heading, option)
 

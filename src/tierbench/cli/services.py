@@ -52,7 +52,7 @@ def add_parser(subparsers):
     sv.add_argument("action", choices=("up", "down", "status"), help="up: start it; down: stop it; status: say "
                     "whether it is ready (exit status 3: not)")
     sv.add_argument("service", choices=_ServiceNames(), help="the SERVICE")
-    every = sv.add_argument_group("every service")
+    every = sv.add_argument_group("every service (--port: hdfs and s3)")
     every.add_argument("--dir", help="the service's folder: a new or empty one, which tierbench marks as its own, "
                        "or one it made before (default: ~/.cache/tierbench/services/NAME)")
     every.add_argument("--conf-dir", action="store_true", help="status: print only the service's Hadoop conf dir")
