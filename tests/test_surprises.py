@@ -1,0 +1,135 @@
+"""No silent surprises (issue 58): a data or intermediate directory whose parent does not exist is refused unless
+the spec says to create it; `intermediate` left out on a cluster master with remote data means the cluster's own
+local dirs, as documented; compare's interval agrees with its verdict and its header names every column; the
+CLI's default output folders are ignored by git. Fast: spec parses, the CLI in-process, the committed fixtures."""
+
+import json
+import re
+import tomllib
+from importlib import resources
+from pathlib import Path
+
+import pytest
+
+from conftest import one_error_line, tierbench_main, write_spec
+from tierbench.errors import SpecError
+from tierbench.spec import load_spec, parse_spec
+from tierbench.spec.cluster import NOT_APPLIED, intermediate_applied
+from tierbench.storage.layout import StudyLayout
+
+REPO = Path(__file__).parent.parent
+FIXTURES = REPO / "tests" / "fixtures" / "compare"
+WORKLOAD = '[[workloads]]\nname = "teragen"\nsize = "1MB"\n'
+
+
+def spec_text(storage: str, engine: str = "") -> str:
+    return f'name = "surprises"\ndrop_caches = "never"\n{engine}\n{storage}\n{WORKLOAD}'
+
+
+def parse(tmp_path: Path, storage: str, engine: str = ""):
+    return parse_spec(tomllib.loads(spec_text(storage, engine)), "s.toml", tmp_path)
+
+
+# -- a directory whose parent does not exist --------------------------------------------------------------
+
+@pytest.mark.parametrize("role", ["data", "intermediate"])
+def test_a_directory_whose_parent_is_missing_is_refused_in_one_line_naming_the_field_path_and_fix(tmp_path, role):
+    typo = tmp_path / "mnt" / "ssd1" / "tb"  # (/mnt/ssd1 not mounted, or misspelt)
+    dirs = {"data": f'["{tmp_path}/d"]', "intermediate": f'["{tmp_path}/i"]'} | {role: f'["{typo}"]'}
+    spec = write_spec(tmp_path / "s.toml", spec_text(f"[storage.fast]\ndata = {dirs['data']}\n"
+                                                     f"intermediate = {dirs['intermediate']}\n"))
+    one_error_line(tierbench_main("run", spec, "--out", tmp_path / "res"), f"storage.fast.{role}", str(typo),
+                   f"{typo.parent} does not exist", "storage.fast.create_dirs = true")
+    assert not (tmp_path / "mnt").exists() and not (tmp_path / "res").exists()
+
+
+def test_a_missing_directory_whose_parent_exists_is_accepted_and_made_by_the_study(tmp_path):
+    spec = parse(tmp_path, f'[storage.fast]\ndata = ["{tmp_path}/tb"]\n')
+    assert spec.config("fast").data == (str(tmp_path / "tb"),)
+
+
+def test_create_dirs_accepts_a_missing_parent_and_the_study_makes_the_whole_path(tmp_path):
+    spec = parse(tmp_path, f'[storage.fast]\ndata = ["{tmp_path}/a/b/tb"]\nintermediate = ["{tmp_path}/c/d/tmp"]\n'
+                           "create_dirs = true\n")
+    layout = StudyLayout(spec)
+    layout.claim()
+    try:
+        assert all(root.is_dir() for root in layout.roots) and len(layout.roots) == 2
+    finally:
+        layout.release()
+    assert (tmp_path / "a" / "b" / "tb").is_dir() and (tmp_path / "c" / "d" / "tmp").is_dir()
+
+
+def test_create_dirs_must_be_true_or_false(tmp_path):
+    with pytest.raises(SpecError) as e:
+        parse(tmp_path, f'[storage.fast]\ndata = ["{tmp_path}/tb"]\ncreate_dirs = "yes"\n')
+    assert e.value.field == "storage.fast.create_dirs" and "true or false" in e.value.problem
+
+
+def test_a_shared_mounts_path_with_a_missing_parent_is_refused_too(tmp_path):
+    with pytest.raises(SpecError) as e:
+        parse(tmp_path, f'[storage.nfs]\ndata = {{ type = "shared", path = "{tmp_path}/nfs/tb" }}\n'
+                        f'intermediate = ["{tmp_path}/tmp"]\n')
+    assert e.value.field == "storage.nfs.data" and f"{tmp_path}/nfs does not exist" in e.value.problem
+
+
+def test_emulated_devices_are_made_by_tierbench_so_a_fresh_cache_is_no_missing_parent(tmp_path, monkeypatch):
+    monkeypatch.setenv("TIERBENCH_CACHE", str(tmp_path / "fresh" / "cache"))  # (nothing of it exists yet)
+    spec = parse(tmp_path, '[storage.hdd]\ndata = { emulate = "hdd", drives = 2, size = "256MB" }\n'
+                           '[storage.hybrid]\ndata = { emulate = "hdd", size = "256MB" }\n'
+                           'intermediate = { emulate = "sata-ssd", size = "256MB" }\n')
+    assert all(d.startswith(str(tmp_path / "fresh")) for c in spec.storage for d in (*c.data, *c.intermediate))
+
+
+@pytest.mark.parametrize("which", ["quickstart.toml", "quickstart-emulated.toml"])
+def test_the_quickstarts_spec_parses_with_an_out_folder_that_does_not_exist_yet(tmp_path, monkeypatch, which):
+    monkeypatch.setenv("TIERBENCH_CACHE", str(tmp_path / "cache"))
+    raw = tomllib.loads(resources.files("tierbench.spec").joinpath(which).read_text())
+    spec = parse_spec(raw, which, tmp_path / "tierbench-results" / "quickstart")
+    assert spec.storage and not (tmp_path / "tierbench-results").exists()
+
+
+@pytest.mark.parametrize("path", sorted((REPO / "examples").glob("*.toml")), ids=lambda p: p.name)
+def test_every_example_parses_where_its_folders_do_not_exist_yet(path, tmp_path, monkeypatch):
+    """The examples name folders under /tmp/tierbench-example, absent on a fresh machine: each is moved under a
+    folder that does not exist, so that the test does not depend on what an earlier run left in /tmp."""
+    monkeypatch.setenv("TIERBENCH_CACHE", str(tmp_path / "cache"))
+    text = path.read_text().replace("/tmp/tierbench-example", str(tmp_path / "fresh" / "tierbench-example"))
+    spec = parse_spec(tomllib.loads(text), path.name, path.parent)
+    assert spec.storage and not (tmp_path / "fresh").exists()
+
+
+# -- `intermediate` left out on a cluster master, with remote data ----------------------------------------------
+
+@pytest.mark.parametrize("engine", ['[engine]\nmaster = "yarn"', '[engine]\nmaster = "spark://10.0.0.5:7077"',
+                                    '[engine]\nkind = "hadoop"\nmode = "yarn"\nhadoop_conf_dir = "{d}"'])
+@pytest.mark.parametrize("data", ['{ type = "hdfs", uri = "hdfs://nn:8020/bench" }',
+                                  '{ type = "s3", endpoint = "http://127.0.0.1:7480", bucket = "bench" }'])
+def test_intermediate_left_out_on_a_cluster_master_with_remote_data_is_the_cluster_managers_own(tmp_path, monkeypatch,
+                                                                                               engine, data):
+    monkeypatch.setenv("TIERBENCH_CACHE", str(tmp_path / "cache"))  # (no embedded Spark cluster known)
+    spec = parse(tmp_path, f"[storage.remote]\ndata = {data}\n", engine.format(d=tmp_path))
+    config = spec.config("remote")
+    assert intermediate_applied(spec.engines[0], config) == NOT_APPLIED  # recorded as "none"
+    # tierbench's and the driver's own scratch: in tierbench's folder, never a remote URI
+    assert config.intermediate == (str(tmp_path / "cache" / "scratch"),)
+
+
+@pytest.mark.parametrize("engine, applies", [('[engine]\nmaster = "local[2]"', "spark.local.dir"),
+                                             ('[engine]\nmaster = "k8s://https://api:6443"', "k8s volumes")])
+def test_intermediate_left_out_with_remote_data_where_tierbench_applies_it_is_refused_saying_so(tmp_path, engine, applies):
+    spec = write_spec(tmp_path / "s.toml", spec_text('[storage.remote]\ndata = { type = "hdfs", uri = "hdfs://nn:8020/b" }\n',
+                                                     engine))
+    line = one_error_line(tierbench_main("run", spec, "--out", tmp_path / "res"), "storage.remote.intermediate",
+                          "missing", applies, "intermediate = [")
+    assert "only local directories" not in line and "hdfs://" not in line
+
+
+def test_the_yarn_refusals_hint_is_true_the_spec_without_intermediate_parses(tmp_path, monkeypatch):
+    """The refusal of a named `intermediate` on YARN says "or leave intermediate out": doing so is accepted."""
+    monkeypatch.setenv("TIERBENCH_CACHE", str(tmp_path / "cache"))
+    storage = '[storage.fast]\ndata = { type = "hdfs", uri = "hdfs://nn:8020/b" }\n'
+    with pytest.raises(SpecError) as e:
+        parse(tmp_path, storage + f'intermediate = ["{tmp_path}/ssd"]\n', '[engine]\nmaster = "yarn"')
+    assert "leave intermediate out" in e.value.problem
+    assert parse(tmp_path, storage, '[engine]\nmaster = "yarn"').config("fast").remote
