@@ -133,3 +133,85 @@ def test_the_yarn_refusals_hint_is_true_the_spec_without_intermediate_parses(tmp
         parse(tmp_path, storage + f'intermediate = ["{tmp_path}/ssd"]\n', '[engine]\nmaster = "yarn"')
     assert "leave intermediate out" in e.value.problem
     assert parse(tmp_path, storage, '[engine]\nmaster = "yarn"').config("fast").remote
+
+
+# -- compare: the interval beside a verdict agrees with it --------------------------------------------------------
+
+def compare_json(tmp_path: Path, capsys, *names: str) -> dict:
+    from tierbench.cli.main import main
+
+    assert main(["compare", *(str(FIXTURES / f"{n}-results") for n in names), "--out", str(tmp_path / "cmp"),
+                 "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_on_the_fixtures_every_interval_excludes_1_exactly_when_its_verdict_is_significant(tmp_path, capsys):
+    """Jobs, phases and queries of the rerun and of the one-core run (the bootstrap interval of the median ratio of
+    one shuffle phase, 1.08-2.47, sat beside "not significant, p = 0.057")."""
+    cmp = compare_json(tmp_path, capsys, "base", "rerun", "slow")
+    rows = cmp["jobs"] + cmp["phases"] + cmp["queries"]
+    assert len(rows) > 40 and {r["verdict"] for r in rows} >= {"slower", "not significant"}
+    def interval_says(r: dict) -> str:
+        lo, hi = r["ratio_interval"]
+        return "slower" if lo > 1 else "faster" if hi < 1 else "not significant"
+
+    assert [r for r in rows if interval_says(r) != r["verdict"]] == []
+    assert all((r["p_value"] < 0.05) == (r["verdict"] != "not significant") for r in rows)
+    for r in rows:  # (what the interval is: said in the record too)
+        lo, hi = r["ratio_interval"]
+        assert r["ratio_interval_kind"] == "welch 95%, ratio of means" and lo <= r["mean_ratio"] <= hi, r
+
+
+def test_welchs_interval_excludes_1_exactly_when_welchs_test_is_significant():
+    import numpy as np
+
+    from tierbench.analysis.compare import welch_interval
+    from tierbench.analysis.stats import compare
+
+    rng = np.random.default_rng(58)
+    agreed = {True: 0, False: 0}
+    for _ in range(400):
+        nb, no = rng.integers(2, 9, size=2)
+        base = list(rng.normal(10, rng.uniform(0.1, 2), nb))
+        other = list(rng.normal(10 * rng.uniform(0.8, 1.25), rng.uniform(0.1, 2), no))
+        lo, hi = welch_interval(base, other)
+        significant = compare(base, other, "c", "w", "b").p_value < 0.05
+        assert (lo > 1 or hi < 1) == significant, (base, other, lo, hi)
+        agreed[significant] += 1
+    assert min(agreed.values()) > 40  # (both outcomes met, many times)
+    assert welch_interval([5.0, 5.0], [6.0, 6.0]) == (1.2, 1.2) and welch_interval([5.0], [6.0, 7.0]) is None
+
+
+def table_rows(text: str, first: str) -> list[list[str]]:
+    """A printed table (columns apart by two spaces or more) from its header line, which starts with `first`."""
+    lines = text.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(first))
+    rows = []
+    for line in lines[start:]:
+        if not line.strip():
+            break
+        rows.append(re.split(r"\s{2,}", line.strip()))
+    return rows
+
+
+@pytest.mark.parametrize("names, theirs", [(("base", "slow"), "B median"), (("base", "rerun", "slow"), "study's median")])
+def test_the_terminal_table_names_every_column_and_says_what_its_interval_is(tmp_path, capsys, names, theirs):
+    from tierbench.cli.main import main
+
+    assert main(["compare", *(str(FIXTURES / f"{n}-results") for n in names), "--out", str(tmp_path / "c")]) == 0
+    out = capsys.readouterr().out
+    head, rule, *rows = table_rows(out, "job ")
+    assert head == ["job", "study", "A median", theirs, "median ratio", "mean ratio 95% CI", "Welch p", "verdict"]
+    assert len(rule) == len(head) and rows and all(len(r) == len(head) for r in rows)
+    assert "Welch's interval" in out and "excludes 1.00 exactly" in out.replace("\n", " ")
+
+
+def test_the_documents_tables_name_every_column(tmp_path, capsys):
+    compare_json(tmp_path, capsys, "base", "rerun", "slow")
+    md = (tmp_path / "cmp" / "report.md").read_text()
+    heads = [line for line in md.splitlines() if line.startswith("| job (configuration / workload)")]
+    assert len(heads) == 3  # jobs, phases, queries
+    for line in heads:
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        assert all(cells) and len(set(cells)) == len(cells) and "mean ratio, Welch 95% interval" in cells
+    assert "it excludes 1.00 exactly when p < 0.05" in md
