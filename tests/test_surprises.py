@@ -215,3 +215,28 @@ def test_the_documents_tables_name_every_column(tmp_path, capsys):
         cells = [c.strip() for c in line.strip("|").split("|")]
         assert all(cells) and len(set(cells)) == len(cells) and "mean ratio, Welch 95% interval" in cells
     assert "it excludes 1.00 exactly when p < 0.05" in md
+
+
+# -- the CLI's default output folders are ignored by git --------------------------------------------------------
+
+def default_output_folders() -> set[str]:
+    """Every "tierbench-<name>" folder the CLI's sources name as a relative path (run's and probe's
+    tierbench-results/<study>, the quickstart's, compare's tierbench-compare/<A>-vs-<B>), and compare's constant."""
+    from tierbench.cli.compare import DEFAULT_OUT
+
+    found = {DEFAULT_OUT}
+    for source in (REPO / "src" / "tierbench" / "cli").glob("*.py"):
+        found |= set(re.findall(r"""["'](tierbench-[a-z-]+)(?:/|["'])""", source.read_text()))
+    return found
+
+
+def test_every_default_output_folder_of_the_cli_is_ignored_by_git():
+    import subprocess
+
+    folders = default_output_folders()
+    assert {"tierbench-results", "tierbench-compare"} <= folders
+    listed = set((REPO / ".gitignore").read_text().split())
+    for name in sorted(folders):
+        assert f"{name}/" in listed or f"/{name}/" in listed, name
+        written = f"{name}/some-study/report.html"  # (what a command writes there: nothing need exist)
+        assert subprocess.run(["git", "check-ignore", "-q", "--no-index", written], cwd=REPO).returncode == 0, written
