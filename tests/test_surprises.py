@@ -240,3 +240,9 @@ def test_every_default_output_folder_of_the_cli_is_ignored_by_git():
         assert f"{name}/" in listed or f"/{name}/" in listed, name
         written = f"{name}/some-study/report.html"  # (what a command writes there: nothing need exist)
         assert subprocess.run(["git", "check-ignore", "-q", "--no-index", written], cwd=REPO).returncode == 0, written
+
+
+def test_compares_help_says_what_the_interval_is_in_lines_under_100_characters():
+    out = tierbench_main("compare", "--help")
+    assert out.returncode == 0 and "95% interval" in out.stdout and "examples:" in out.stdout
+    assert max(len(line) for line in out.stdout.splitlines()) < 100, out.stdout

@@ -12,26 +12,24 @@ from ..errors import UserError
 DEFAULT_OUT = "tierbench-compare"
 
 DESCRIPTION = """\
-Compare the results folders of studies of the same spec -- the same study run on the old and the new cluster, with
-the old and the new Spark, kernel or SSD firmware. The first folder is the baseline. Each job (configuration and
-workload; each swept variant too) that every study ran is compared as the report compares configurations: the
-median runtimes and their ratio (study / baseline), and Welch's t-test of the means with its 95% interval of
-their ratio (p < 0.05, and the interval without 1.00: "faster" or "slower", else "not significant"); so are its phases (the engine's stages) and SQL queries, where recorded. What
-the runs recorded of their machines and versions is listed where the studies differ.
-
-Studies of different specs (study.json's fingerprint) are refused, naming the fields that differ; --allow accepts
-them. The comparison is written to --out as report.html, report.md (a side-by-side chart, every table) and
-report.json, and summarised on the terminal."""
+Compare studies of one spec: the same study run on the old and the new cluster, Spark, kernel or
+SSD firmware. The first folder is the baseline (A). Per job (configuration and workload) every
+study ran: the median runtimes and their ratio, Welch's t-test of the means, and its 95% interval
+of their ratio; p < 0.05 (an interval without 1.00) is "faster" or "slower", else "not
+significant". Phases and SQL queries are compared too, where recorded. Machine and version
+differences are listed; studies of different specs are refused, naming the fields (--allow).
+Writes report.html, report.md and report.json to --out and prints a summary."""
 
 EPILOG = """\
 examples:
   tierbench compare results-old-cluster results-new-cluster
-  tierbench compare base rerun slow --out /tmp/cmp          # B and C each against A
-  tierbench compare old new --allow engines.spark.master    # a spec field that differs, accepted
-  tierbench compare main-nightly pr-run --fail-if-slower 5% # CI gate: exit 1 when a job is >5% slower (significant)
+  tierbench compare base rerun slow --out /tmp/cmp         # B and C each against A
+  tierbench compare old new --allow engines.spark.master   # a differing spec field, accepted
+  tierbench compare nightly pr-run --fail-if-slower 5%     # CI: exit 1 if a job is >5% slower
 
-exit status: 0 compared (and no job failed the gate); 1 --fail-if-slower: some job significantly slower by more
-than the threshold (listed); 2 an error (not a results folder, fewer than two, different specs, nothing matched)."""
+exit status: 0 compared (no job failed the gate); 1 --fail-if-slower: a job significantly
+slower by more than the threshold (listed); 2 an error (not a results folder, fewer than two,
+different specs, nothing matched)."""
 
 
 def add_parser(subparsers):
@@ -39,8 +37,8 @@ def add_parser(subparsers):
                               "significant, per job; a CI gate with --fail-if-slower", description=DESCRIPTION,
                               epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     c.add_argument("dirs", nargs="+", metavar="DIR", help="results folders of the same spec; the first is the baseline")
-    c.add_argument("--out", help=f"folder for report.html, report.md and report.json (default: ./{DEFAULT_OUT}/"
-                   "<A>-vs-<B>..., the folders' names)")
+    c.add_argument("--out", help="folder for report.html, report.md and report.json (default, named after the "
+                   f"results folders: {DEFAULT_OUT}/<A>-vs-<B> in the current folder)")
     c.add_argument("--allow", action="append", default=[], metavar="FIELD[,FIELD]",
                    help="accept these differing spec fields (as the refusal names them, e.g. engines.spark.master, or "
                         "a table holding them, e.g. engines)")
