@@ -246,3 +246,22 @@ def test_compares_help_says_what_the_interval_is_in_lines_under_100_characters()
     out = tierbench_main("compare", "--help")
     assert out.returncode == 0 and "95% interval" in out.stdout and "examples:" in out.stdout
     assert max(len(line) for line in out.stdout.splitlines()) < 100, out.stdout
+
+
+def test_data_on_the_root_file_system_beside_data_on_a_mount_of_its_own_is_warned(tmp_path):
+    """/mnt/hdd1 exists, but its disk was not mounted: the parent check passes, the warning says it."""
+    from tierbench.analysis.validity import root_fs_lines, study_lines
+
+    (tmp_path / "hdd1").mkdir(), (tmp_path / "ssd1").mkdir()
+    spec = parse(tmp_path, f'[storage.hdd]\ndata = ["{tmp_path}/hdd1/tb"]\n[storage.ssd]\ndata = ["{tmp_path}/ssd1/tb"]\n'
+                           '[storage.s3]\ndata = { type = "s3", endpoint = "http://127.0.0.1:7480", bucket = "bench" }\n'
+                           f'intermediate = ["{tmp_path}/ssd1/tmp"]\n').to_dict()
+
+    def on(**points) -> dict:
+        return {"dirs": {f"{tmp_path}/{name}/tb": {"device": "vda", "mount": {"mount_point": p}} for name, p in points.items()}}
+
+    [line] = root_fs_lines(spec, on(hdd1="/", ssd1="/mnt/ssd1"))
+    assert line.startswith(f"storage hdd: its data ({tmp_path}/hdd1/tb) is on the root file system (/)")
+    assert "ssd's is on /mnt/ssd1" in line and "not" in line and line in study_lines(spec, {}, on(hdd1="/", ssd1="/mnt/ssd1"))
+    assert root_fs_lines(spec, on(hdd1="/", ssd1="/")) == []  # (one disk for all: nothing stands out)
+    assert root_fs_lines(spec, on(hdd1="/mnt/hdd1", ssd1="/mnt/ssd1")) == []
