@@ -12,7 +12,7 @@ from ..redaction import has_password_in_url
 from ..storage.emulated_spec import by_drive, device_name, interleave_drives, parse_emulated
 from ..storage.types import StorageConfig, parse_data, storage_type
 from ..toolchain import cache_dir
-from .cluster import NOT_APPLIED, check_intermediate_applies, intermediate_applied, check_local_data_reaches_every_node
+from .cluster import NOT_APPLIED, check_intermediate_applies, check_local_data_reaches_every_node, intermediate_applied
 from .knobs import swept, token
 
 STORAGE_KEYS = ("description", "data", "intermediate", "cost", "setup", "teardown", "create_dirs")
