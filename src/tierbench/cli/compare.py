@@ -20,12 +20,14 @@ significant". Phases and SQL queries are compared too, where recorded. Machine a
 differences are listed; studies of different specs are refused, naming the fields (--allow).
 Writes report.html, report.md and report.json to --out and prints a summary."""
 
-EPILOG = """\
+EPILOG = f"""\
 examples:
   tierbench compare results-old-cluster results-new-cluster
   tierbench compare base rerun slow --out /tmp/cmp         # B and C each against A
   tierbench compare old new --allow engines.spark.master   # a differing spec field, accepted
   tierbench compare nightly pr-run --fail-if-slower 5%     # CI: exit 1 if a job is >5% slower
+
+--out defaults to ./{DEFAULT_OUT}/<A>-vs-<B>, named after the results folders.
 
 exit status: 0 compared (no job failed the gate); 1 --fail-if-slower: a job significantly
 slower by more than the threshold (listed); 2 an error (not a results folder, fewer than two,
@@ -37,8 +39,7 @@ def add_parser(subparsers):
                               "significant, per job; a CI gate with --fail-if-slower", description=DESCRIPTION,
                               epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     c.add_argument("dirs", nargs="+", metavar="DIR", help="results folders of the same spec; the first is the baseline")
-    c.add_argument("--out", help="folder for report.html, report.md and report.json (default, named after the "
-                   f"results folders: {DEFAULT_OUT}/<A>-vs-<B> in the current folder)")
+    c.add_argument("--out", help="folder for report.html, report.md and report.json (default: below)")
     c.add_argument("--allow", action="append", default=[], metavar="FIELD[,FIELD]",
                    help="accept these differing spec fields (as the refusal names them, e.g. engines.spark.master, or "
                         "a table holding them, e.g. engines)")
