@@ -60,7 +60,8 @@ HOSTILE = {
 def spec_with(d: Path, piece: str, engine: str = "", workloads: str = TERA_TOML, intermediate: bool = True):
     data, inter = d / f"data {piece}", d / f"tmp {piece}"
     doc = {"name": "inj", "repeats": 1, "drop_caches": "never", "sampling": {"enabled": False},
-           "storage": {"a": {"data": [str(data)], **({"intermediate": [str(inter)]} if intermediate else {})}}}
+           "storage": {"a": {"data": [str(data)], **({"intermediate": [str(inter)]} if intermediate else {}),
+                             "create_dirs": True}}}  # (a piece with a '/' is a folder in a folder)
     doc.update(tomllib.loads(textwrap.dedent(engine)))
     doc.update(tomllib.loads(workloads))
     return parse_spec(doc, "inj.toml", d)

@@ -24,9 +24,11 @@ master = "local[2]"
 driver_memory = "1g"
 [storage.one]
 data = ["{d}/disk1/tb"]
+create_dirs = true
 [storage.two]
 data = ["{d}/disk1/tb"]
 intermediate = {{ dirs = ["{d}/disk2/tb-tmp"], split = 2 }}
+create_dirs = true
 [[workloads]]
 name = "dfsio-write"
 files = 2
