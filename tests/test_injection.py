@@ -243,7 +243,7 @@ def test_a_kill_9_during_a_setup_leaves_none_of_it_running_and_resume_runs_the_s
         assert processes.start_time(sleeper) is not None
         tb.send_signal(signal.SIGKILL)
         tb.wait()
-        assert wait_for(lambda: processes.start_time(sleeper) is None, 5), "the setup's sleep outlived tierbench"
+        assert wait_for(lambda: processes.start_time(sleeper) is None, 30), "the setup's sleep outlived tierbench"
     finally:
         if tb.poll() is None:
             tb.kill()

@@ -22,7 +22,6 @@ Writes report.html, report.md and report.json to --out and prints a summary."""
 
 EPILOG = f"""\
 examples:
-  tierbench compare results-old-cluster results-new-cluster
   tierbench compare base rerun slow --out /tmp/cmp         # B and C each against A
   tierbench compare old new --allow engines.spark.master   # a differing spec field, accepted
   tierbench compare nightly pr-run --fail-if-slower 5%     # CI: exit 1 if a job is >5% slower
@@ -35,8 +34,7 @@ different specs, nothing matched)."""
 
 
 def add_parser(subparsers):
-    c = subparsers.add_parser("compare", help="compare studies of one spec (e.g. two clusters): faster, slower or not "
-                              "significant, per job; a CI gate with --fail-if-slower", description=DESCRIPTION,
+    c = subparsers.add_parser("compare", help="the same spec on two clusters: faster, slower or no change", description=DESCRIPTION,
                               epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     c.add_argument("dirs", nargs="+", metavar="DIR", help="results folders of the same spec; the first is the baseline")
     c.add_argument("--out", help="folder for report.html, report.md and report.json (default: below)")
