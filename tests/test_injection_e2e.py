@@ -31,6 +31,7 @@ def spec_file(d: Path) -> Path:
         [engine]
         master = "local[2]"
         [storage.a]
+        create_dirs = true  # (the hostile path's own parent, "... -javaagent:/nonexistent", is made by the study)
         data = [{json.dumps(str(data))}]
         intermediate = [{json.dumps(str(inter))}]
         [[workloads]]
