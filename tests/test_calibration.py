@@ -1,5 +1,5 @@
 """The scale model's core_speed, measured: the target's CPU rate for the job ([cpu.<job>] in its description) over
-this machine's, from a calibration study run before the drives are sized (study/calibration.py). Fast: no JVM (the
+this machine's, from a calibration study run before the drives are sized (scale/calibration.py). Fast: no JVM (the
 e2e calibration is in test_scale_model.py)."""
 
 import json
@@ -88,7 +88,7 @@ def test_a_core_speed_that_cannot_be_had_is_one_clear_error(edit, says):
 
 
 def test_the_calibration_runs_the_models_job_in_memory_on_one_plain_directory(tmp_path):
-    from tierbench.study.calibration import REPEATS, calibration_spec
+    from tierbench.scale.calibration import REPEATS, calibration_spec
 
     raw = tomllib.loads(QUICK)
     spec = parse_spec(raw, source="scaled.toml")
@@ -108,12 +108,14 @@ def test_the_calibration_runs_the_models_job_in_memory_on_one_plain_directory(tm
 def test_the_calibration_runs_under_the_studys_page_cache_budget(tmp_path, monkeypatch):
     """The study's runs took 13-28% longer than a calibration without its budget and sampling (docs/scale-model.md):
     the calibration's runner holds the engines to the model's page cache budget, though its spec has no scale model."""
-    from tierbench.study import calibration, runner
+    from tierbench.scale import calibration
+    from tierbench.scale.hooks import study_runner
+    from tierbench.study import runner
 
     seen = {}
 
     def run(self):  # (stops the calibration where it would start its runs: what is checked is what it runs under)
-        seen.update(budget=self.page_cache_budget, scale=self.spec.scale)
+        seen.update(budget=budget_of(self), scale=self.spec.scale)
         raise RuntimeError("stopped here")
 
     monkeypatch.setattr(runner.StudyRunner, "run", run)
@@ -122,14 +124,21 @@ def test_the_calibration_runs_under_the_studys_page_cache_budget(tmp_path, monke
     with pytest.raises(RuntimeError, match="stopped here"):
         calibration.calibrated(spec, raw, tmp_path, tmp_path / "r", ["tierbench"], resume=False)
     assert seen["scale"] is None and seen["budget"] == spec.scale["page_cache_bytes"] > 0
-    assert runner.StudyRunner(spec, tmp_path / "s", ["tierbench"]).page_cache_budget == spec.scale["page_cache_bytes"]
+    assert budget_of(study_runner(spec, tmp_path / "s", ["tierbench"])) == spec.scale["page_cache_bytes"]
+
+
+def budget_of(runner) -> int | None:
+    """The page cache budget a runner's hooks hold its engines to (scale/hooks.py)."""
+    from tierbench.scale.hooks import PageCacheBudget
+
+    return next((h.bytes for h in runner.hooks if isinstance(h, PageCacheBudget)), None)
 
 
 def test_where_the_study_emulates_the_calibration_runs_on_the_models_io_path_without_its_limits(tmp_path):
     """A memory-backed device nothing slows but memory, durable writes: the loop device's copies and the syncs are
     CPU work the model's runs do too, and a calibration without them made the all-SSD TeraSort 29% slower than the
     rate it measured (15% with them; the quickstart, fresh clones)."""
-    from tierbench.study.calibration import UNLIMITED, calibration_spec
+    from tierbench.scale.calibration import UNLIMITED, calibration_spec
 
     raw = tomllib.loads(QUICK)
     cal = calibration_spec(parse_spec(raw, source="scaled.toml"), raw, tmp_path, tmp_path / "calibration", emulated=True)
@@ -140,7 +149,7 @@ def test_where_the_study_emulates_the_calibration_runs_on_the_models_io_path_wit
 
 def test_the_calibration_then_runs_on_the_rates_own_drives_at_the_k_its_runs_gave(tmp_path):
     """The SanDisk rate is the all-SSD TeraSort's: two SATA SSDs a node, data and intermediate data on them."""
-    from tierbench.study.calibration import FIT_REPEATS, calibration_spec
+    from tierbench.scale.calibration import FIT_REPEATS, calibration_spec
 
     from tierbench.spec import __file__ as spec_pkg
 
@@ -162,7 +171,7 @@ def test_the_rate_is_the_runs_on_the_rates_drives_where_measured_and_the_pace_ch
     spec = parse_spec(tomllib.loads(QUICK), source="scaled.toml", calibration_runs=tuple(runs), calibration_fit=tuple(fit))
     c = spec.scale["calibration"]
     assert c["here_mb_s_per_core"] == pytest.approx(spec.scale["data_bytes"] / 1e6 / (sorted(fit)[len(fit) // 2] * CORES))
-    assert c["runs_s"] == list(runs) and c["fit_s"] == list(fit)  # (analysis/pace.py reads runs_s)
+    assert c["runs_s"] == list(runs) and c["fit_s"] == list(fit)  # (scale/pace.py reads runs_s)
     assert spec.scale["rate_factor"] * 4.26 * 12 == pytest.approx(c["here_mb_s_per_core"] * CORES)
 
 
@@ -175,7 +184,7 @@ def test_a_folder_holding_a_calibration_takes_its_study_and_nothing_else(tmp_pat
 
 
 def test_nothing_is_calibrated_where_the_study_would_be_refused(tmp_path):
-    from tierbench.study.calibration import calibrated
+    from tierbench.scale.calibration import calibrated
 
     out = tmp_path / "r"
     shutil.copytree(Path(__file__).parent / "fixtures" / "quickstart-results", out)
@@ -211,7 +220,7 @@ def test_the_report_gives_each_configurations_work_beside_its_runtime():
 
 
 def test_a_study_of_several_engines_is_calibrated_on_its_first(tmp_path):
-    from tierbench.study.calibration import calibration_spec
+    from tierbench.scale.calibration import calibration_spec
 
     text = QUICK.replace('[engine]\nkind = "hadoop"', '[engines.first]\nkind = "hadoop"\n[engines.second]\nkind = "hadoop"\n'
                          'conf = { "mapreduce.task.io.sort.factor" = "20" }')
@@ -224,7 +233,7 @@ def test_a_study_of_several_engines_is_calibrated_on_its_first(tmp_path):
 
 def test_nothing_is_calibrated_where_the_drives_cannot_be_emulated(tmp_path, monkeypatch):
     from tierbench.storage import emulation
-    from tierbench.study.calibration import calibrated
+    from tierbench.scale.calibration import calibrated
 
     def cannot():  # (a FAKE check: this machine can emulate; a user's without root or blkio cannot)
         raise UserError("device emulation needs root (loop devices, mount and the blkio cgroup): run as root")
@@ -239,7 +248,8 @@ def test_nothing_is_calibrated_where_the_drives_cannot_be_emulated(tmp_path, mon
 def test_the_pace_check_runs_the_calibrations_job_again_after_the_study(tmp_path, monkeypatch):
     """After a calibrated study: the calibration's study again, PACE_REPEATS runs, in calibration-after/, under the
     study's page cache budget; nothing for a study whose core_speed was given."""
-    from tierbench.study import calibration, runner
+    from tierbench.scale import calibration
+    from tierbench.study import runner
 
     seen = []
     monkeypatch.setattr(runner.StudyRunner, "run", lambda self: seen.append(self))
@@ -250,15 +260,16 @@ def test_the_pace_check_runs_the_calibrations_job_again_after_the_study(tmp_path
     assert check.results.path == tmp_path / "r" / "calibration-after" and check.resume is False
     assert check.spec.repeats == calibration.PACE_REPEATS and check.spec.name.endswith("-calibration-after")
     assert [w.name for w in check.spec.workloads] == ["teragen", "terasort"] and check.spec.scale is None
-    assert check.page_cache_budget == measured.scale["page_cache_bytes"]
+    assert budget_of(check) == measured.scale["page_cache_bytes"]
     calibration.pace_check(_spec(core_speed=0.5), raw, tmp_path, tmp_path / "r2", ["tierbench"])
     assert len(seen) == 1  # core_speed given: no calibration, so no pace to check
 
 
 def test_after_a_calibration_on_the_rates_drives_the_pace_check_runs_on_them_and_is_compared_with_those_runs(
         tmp_path, monkeypatch):
-    from tierbench.analysis.pace import pace
-    from tierbench.study import calibration, runner
+    from tierbench.scale.pace import pace
+    from tierbench.scale import calibration
+    from tierbench.study import runner
 
     seen = []
     monkeypatch.setattr(runner.StudyRunner, "run", lambda self: seen.append(self))
@@ -286,7 +297,7 @@ def _with_pace_check(tmp_path, before: tuple[float, ...], fit: tuple[float, ...]
 def test_the_report_says_whether_this_machines_pace_held_through_the_study(tmp_path):
     from statistics import median
 
-    from tierbench.analysis.pace import pace
+    from tierbench.scale.pace import pace
     from tierbench.model.transfer import active_seconds
 
     after = [active_seconds(r) for r in ResultsDir(Path(__file__).parent / "fixtures" / "quickstart-results").load().runs
@@ -311,7 +322,7 @@ def check_calibration(results: Path) -> None:
     and the drives the study emulated are the target's x the k they give."""
     import json
 
-    from tierbench.study.calibration import FIT_REPEATS, PACE_REPEATS, SIZING_REPEATS
+    from tierbench.scale.calibration import FIT_REPEATS, PACE_REPEATS, SIZING_REPEATS
 
     study = json.loads((results / "study.json").read_text())
     scale, cal = study["spec"]["scale"], study["spec"]["scale"]["calibration"]
@@ -347,7 +358,7 @@ def check_pace_followed(results: Path) -> None:
 
     from tierbench.model.transfer import active_seconds
     from tierbench.store import ResultsDir
-    from tierbench.study.pace_follow import MOST, PACE_WINDOW
+    from tierbench.scale.pace_follow import MOST, PACE_WINDOW
 
     study = json.loads((results / "study.json").read_text())
     k, fit = study["spec"]["scale"]["rate_factor"], study["spec"]["scale"]["calibration"]["fit_s"]

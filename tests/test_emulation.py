@@ -155,7 +155,7 @@ def test_reads_and_writes_at_once_share_the_emulated_drives_time(tmp_path):
     rate, a drive and a half or two; a study's devices (SharedTime) give them one drive's time together, in halves."""
     import subprocess
 
-    from tierbench.storage.shared_time import SharedTime
+    from tierbench.scale.shared_time import SharedTime
 
     _can_emulate()
     name = f"test-st-{os.getpid()}"

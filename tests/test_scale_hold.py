@@ -1,9 +1,9 @@
 """The scale model's stand-in for the target's page cache where the model's budget cannot be it: a map's spills and
-output read back from memory (model/scale.py hold_rule, tierbench.io.HeldFiles). Fast: no JVM (the e2e check is
+output read back from memory (scale/model.py hold_rule, tierbench.io.HeldFiles). Fast: no JVM (the e2e check is
 tests/test_scale_model.py's budget test)."""
 
 from tierbench.model.hardware import load_hardware
-from tierbench.model.scale import Here, derive
+from tierbench.scale.model import Here, derive
 from tierbench.units import MB
 
 SANDISK = load_hardware("sandisk-hybrid")
@@ -16,7 +16,7 @@ def test_a_maps_spills_and_output_are_held_where_a_target_nodes_cache_holds_a_wa
     model. With 4 GB a node the wave outgrows the cache: read from the drives; a Spark target never holds them."""
     from dataclasses import replace
 
-    from tierbench.model.scale import HOLD_FACTOR, hold_rule
+    from tierbench.scale.model import HOLD_FACTOR, hold_rule
 
     m = derive(SANDISK, TB, 128 * MB, Here(cores=2), target_reducers=36, task_heap=512 * MB)
     assert m.hold_map_output and hold_rule(SANDISK, 10 * 2**30)

@@ -9,7 +9,7 @@ from hypothesis import given, settings, strategies as st
 
 from tierbench.errors import SpecError
 from tierbench.model.hardware import catalog, load_hardware
-from tierbench.model.scale import TARGET_SORT_BUFFER, TARGET_SPLIT, Here, derive
+from tierbench.scale.model import TARGET_SORT_BUFFER, TARGET_SPLIT, Here, derive
 from tierbench.spec.schema import parse_spec
 from tierbench.storage.emulation import Profile, throttle_limits
 from tierbench.units import MB
@@ -348,7 +348,7 @@ def test_the_spark_engines_page_cache_is_held_by_the_budget_too(tmp_path):
     run) and its shuffle too, which without the budget stays in memory between the map and the reduce stage. The
     filler is random so that the shuffle, compressed by Spark, is as large as the data."""
     sort = run_scaled_study(tmp_path, "spark", 'copies = 1\nfiller = "random"', scale_lines="core_speed = 1.0")["terasort"]
-    from tierbench.study.memory_budget import ANON_ROOM, HEADROOM
+    from tierbench.scale.memory_budget import ANON_ROOM, HEADROOM
 
     b = sort["details"]["memory_budget"]  # between two polls within the limit (what the polls left: run_scaled_study)
     assert b["page_cache_peak_bytes"] <= b["page_cache_budget_bytes"] + HEADROOM + ANON_ROOM, b

@@ -39,12 +39,12 @@ def run_study(spec_path: str, out: str | None, resume: bool, base_dir: Path | No
     # refused by the parse, before anything is made)
     out_dir = Path(out) if out else Path("tierbench-results") / str(raw.get("name", "study"))
     spec = parse_in(raw, spec_path, base_dir, out_dir)
-    from ..study.calibration import calibrated, pace_check
-    from ..study.runner import StudyRunner  # the engines and the sampler: only for a valid spec
+    from ..scale.calibration import calibrated, pace_check
+    from ..scale.hooks import study_runner  # the engines and the sampler: only for a valid spec
 
     command_line = [Path(sys.argv[0]).name] + sys.argv[1:]
     spec = calibrated(spec, raw, base_dir or Path.cwd(), out_dir, command_line, resume, allow_mixed, unemulated)
-    runner = StudyRunner(spec, out_dir, command_line, resume=resume, allow_mixed=allow_mixed, unemulated=unemulated)
+    runner = study_runner(spec, out_dir, command_line, resume=resume, allow_mixed=allow_mixed, unemulated=unemulated)
     results = runner.run()
     pace_check(spec, raw, base_dir or Path.cwd(), out_dir, command_line, allow_mixed, unemulated)
     from .report import render

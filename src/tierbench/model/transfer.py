@@ -1,6 +1,6 @@
 """A scale model's runs carried to the cluster it models: similarity, not the resource model.
 
-A study with [scale] ran one target node shrunk (model/scale.py): per node the same data / page cache, task
+A study with [scale] ran one target node shrunk (scale/model.py): per node the same data / page cache, task
 sizes / task memory, fetch sizes, tasks per drive, and CPU / drive speed, with every drive slowed by k (the
 machine's cores / the target's) and the data shrunk from D (the target's per node) to d. Every resource then
 does d / D of its target work at k times its target rate, so each second the model's job works stands for

@@ -21,7 +21,7 @@ from .configurations import parse_configurations
 from .cost import CostSpec, parse_cost
 from .engine import EngineSpec, parse_engines
 from .fingerprint import run_fingerprint
-from .scale import apply_scale, parse_scale
+from ..scale.derive import apply_scale, parse_scale
 from .workload_list import WorkloadSpec, check_against_producers, parse_workloads
 
 MAX_REPEATS = 1000
@@ -75,7 +75,7 @@ class Spec:
     pipelines: tuple = ()  # {"name", "workloads": [labels]}
     mix: dict = field(default_factory=dict)  # label -> weight
     free_page_reporting: str = "as-is"  # one of FREE_PAGE_REPORTING
-    scale: dict | None = None  # [scale]: the scale model's derived settings (model/scale.py ScaleModel.to_dict())
+    scale: dict | None = None  # [scale]: the scale model's derived settings (scale/model.py ScaleModel.to_dict())
     # the results folder's own id (study/identity.py), in its emulated devices' names and its data roots' so that two
     # studies of one spec in two folders never share them; "" for a folder recorded before it existed (its old names)
     study_id: str = ""
@@ -121,7 +121,7 @@ def parse_spec(raw: dict, source: str = "<spec>", base_dir: Path | None = None,
                calibration_runs: tuple[float, ...] = (), calibration_fit: tuple[float, ...] = (),
                study_id: str = "") -> Spec:
     """A spec's TOML tables -> Spec, table by table (each error naming the field); nothing is left unchecked.
-    `calibration_runs` (and `calibration_fit`): a scale model's measured calibration (study/calibration.py), which
+    `calibration_runs` (and `calibration_fit`): a scale model's measured calibration (scale/calibration.py), which
     sizes its drives. `study_id`: the results folder's id (study/identity.py), in its devices' and data roots' names."""
     src = source
     base_dir = base_dir or Path.cwd()

@@ -32,9 +32,9 @@ STUDY_FILE = "study.json"
 RUNS_FILE = "runs.jsonl"
 RESERVE_FILE = ".tierbench-reserve"
 RESERVE_BYTES = 1 << 20  # a few hundred run records
-CALIBRATION_DIR = "calibration"  # a scale model's calibration study, a results folder inside the study's (study/calibration.py)
-PACE_CHECK_DIR = "calibration-after"  # the calibration's job again after the study (study/calibration.py pace_check)
-FIT_DIR = "calibration-fit"  # the calibration's job on the rate's own drives, before the study (study/calibration.py)
+CALIBRATION_DIR = "calibration"  # a scale model's calibration study, a results folder inside the study's (scale/calibration.py)
+PACE_CHECK_DIR = "calibration-after"  # the calibration's job again after the study (scale/calibration.py pace_check)
+FIT_DIR = "calibration-fit"  # the calibration's job on the rate's own drives, before the study (scale/calibration.py)
 LOGS_DIR = "logs"  # the engines' and the setup commands' logs
 
 

@@ -3,8 +3,8 @@ and whether the page cache budget held in the runs."""
 
 from statistics import median
 
-from ...analysis.pace import pace_sentence
-from ...analysis.scale_check import SLACK_BYTES, budget_held
+from ...scale.pace import pace_sentence
+from ...scale.budget_check import SLACK_BYTES, budget_held
 from ...model.transfer import active_seconds
 from ...units import format_size
 from ..context import ReportContext

@@ -108,7 +108,7 @@ class SharedTime(Following):
 
     def rescale(self, factor: float) -> None:
         """Every device's full limits at `factor` x those it was given, from now on (a scale model's drives following
-        this machine's pace: study/pace_follow.py); the shares follow them at the next tick."""
+        this machine's pace: scale/pace_follow.py); the shares follow them at the next tick."""
         for loop, (major_minor, _) in list(self.devices.items()):
             full = {k: v * factor for k, v in self.given[loop].items()}
             self.devices[loop] = (major_minor, full)

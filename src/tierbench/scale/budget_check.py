@@ -7,7 +7,7 @@ from statistics import median
 
 from ..store import StoredRun
 
-# the room the budget's limit leaves the page cache beside the budget (study/memory_budget.py HEADROOM): what a
+# the room the budget's limit leaves the page cache beside the budget (scale/memory_budget.py HEADROOM): what a
 # poll leaves the group may hold the budget plus this
 SLACK_BYTES = 32 << 20
 

@@ -1,4 +1,4 @@
-"""[scale]: the study as a scale model of a full-size job on a target cluster (model/scale.py derives it).
+"""[scale]: the study as a scale model of a full-size job on a target cluster (scale/model.py derives it).
 
     [scale]
     target = "sandisk-hybrid"   # a hardware description (docs/hardware.md): shipped name or .toml path
@@ -23,7 +23,7 @@ from pathlib import Path
 from ..errors import SpecError
 from ..fields import between, positive_int, table, unknown_fields
 from ..model.hardware import catalog, load_hardware
-from ..model.scale import MODEL_JAVA_OPTIONS, Calibration, Here, ScaleModel, derive, direct_read_request
+from .model import MODEL_JAVA_OPTIONS, Calibration, Here, ScaleModel, derive, direct_read_request
 from ..storage.emulation import read_iops_limit
 from ..units import parse_size
 from ..workloads import WORKLOADS
@@ -36,7 +36,7 @@ MEASURED = "measured"
 def parse_scale(src: str, raw: dict, base_dir: Path, calibration_runs: tuple[float, ...] = (),
                 calibration_fit: tuple[float, ...] = ()) -> ScaleModel | None:
     """The [scale] table's model, or None when the study has none. With core_speed measured, `calibration_runs` are
-    the calibration's work times (study/calibration.py), `calibration_fit` its runs on the rate's own drives;
+    the calibration's work times (scale/calibration.py), `calibration_fit` its runs on the rate's own drives;
     without them the model's calibration is pending."""
     if "scale" not in raw:
         return None

@@ -5,7 +5,7 @@ nodes, shrunk. Like a wind-tunnel model, it cannot keep every figure, so it keep
 a storage tier wins (docs/scale-model.md):
 
 - data per node vs page cache: the page cache a node's engine may use is a budget, the target's free memory per
-  node shrunk with the data (enforced by a memory cgroup around the engine's processes: study/memory_budget.py);
+  node shrunk with the data (enforced by a memory cgroup around the engine's processes: scale/memory_budget.py);
 - shuffle fetch size and reducers at once: the model runs a node's share of the target's reducers, all at once as
   there, and a map's input shrinks by `s` = those reducers / the target's, so a map's output over the reducers,
   each fetch, is the target's size (the IO size on the drives);
@@ -15,7 +15,7 @@ a storage tier wins (docs/scale-model.md):
 - CPU vs drives: the drives' MB/s and IOPS scale by `k` = this machine's cores / (the target's cores x `core_speed`,
   a target core's speed in this machine's), so a node's CPU and drives keep their balance. Where the target gives
   a thread's rate for the job ([cpu.terasort] in its description), `core_speed` is that rate over this machine's,
-  measured by a calibration run before the drives are sized (study/calibration.py).
+  measured by a calibration run before the drives are sized (scale/calibration.py).
 
 - CPU per byte without the JVM's warm-up: the target's tasks run for minutes in JVMs long past compiling, the
   model's job runs seconds in a fresh one, where HotSpot's C2 compiler and G1's threads take the two cores from
@@ -28,12 +28,10 @@ import math
 from dataclasses import asdict, dataclass, field
 
 from ..units import MB, format_size
-from .hardware import Drive, Hardware
-from .rules import SHUFFLE_BUFFER, node_page_cache, stream_mb_s
+from ..model.hardware import Drive, Hardware
+from ..model.rules import SHUFFLE_BUFFER, TARGET_SORT_BUFFER, TARGET_SPLIT, node_page_cache, stream_mb_s
 
-# What a Hadoop job of the studies' time used when the study names no figure of its own (Hadoop's defaults)
-TARGET_SPLIT = 128 * MB       # dfs.blocksize: one map per block
-TARGET_SORT_BUFFER = 100 * MB  # mapreduce.task.io.sort.mb
+# a target task's defaults beside the Hadoop ones in model/rules.py (TARGET_SPLIT, TARGET_SORT_BUFFER)
 TARGET_TASK_HEAP = 1 << 30     # a task's JVM heap (-Xmx1g)
 MIN_SORT_BUFFER = 1 * MB       # Hadoop's io.sort.mb is a whole number of MB
 MIN_REDUCER_MEMORY = 8 * MB    # below this a reducer's in-memory shuffle holds no fetch at all

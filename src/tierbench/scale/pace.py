@@ -1,5 +1,5 @@
 """Whether this machine's pace held through a scale model's study: its calibration's job timed before the study (the
-runs that set k, study/calibration.py) and again after it (calibration-after/, `pace_check`). The drives run at k
+runs that set k, scale/calibration.py) and again after it (calibration-after/, `pace_check`). The drives run at k
 times the target's speed for the whole study, k from the pace before it; where the machine ran its CPU-bound work
 slower or faster during the study, a ratio between a configuration its CPU paces and one its drives pace carries
 that change (docs/scale-model.md: the clones whose ratios missed were those where a slow stretch covered the
@@ -23,7 +23,7 @@ class Pace:
     job: str
     before_s: tuple[float, ...]  # the calibration's runs' work, before the study
     after_s: tuple[float, ...]   # the pace check's, after it
-    followed: bool = False       # the drives followed the pace through the study (study/pace_follow.py)
+    followed: bool = False       # the drives followed the pace through the study (scale/pace_follow.py)
 
     @property
     def change(self) -> float:

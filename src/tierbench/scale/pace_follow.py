@@ -21,7 +21,7 @@ sped the drives up by 28% for hybrids no faster than before, and the TeraSort hy
 import statistics
 from types import SimpleNamespace
 
-from ..model.scale import middle
+from .model import middle
 from ..model.transfer import active_seconds, emulated_drives
 
 MOST = (0.67, 1.5)  # the furthest k follows a run from the calibration's (a run twice as slow is a fluke or a fault)

@@ -1,5 +1,5 @@
 """A scale model's calibration: this machine's rate for the job where its CPU sets the pace, measured before the
-emulated drives are sized (core_speed = the target's rate per thread / this machine's per core: model/scale.py).
+emulated drives are sized (core_speed = the target's rate per thread / this machine's per core: scale/model.py).
 
 The calibration is a small study of its own, in the results folder's `calibration/` subfolder: the study's engine
 (its first, where it has several) runs the study's workloads up to the calibrated job (TeraGen, then TeraSort) at
@@ -28,7 +28,7 @@ from pathlib import Path
 from ..errors import UserError
 from ..model.transfer import active_seconds
 from ..spec import Spec, parse_spec
-from ..spec.scale import apply_scale, parse_scale, scale_drive
+from .derive import apply_scale, parse_scale, scale_drive
 from ..store.results import CALIBRATION_DIR, FIT_DIR, PACE_CHECK_DIR, STUDY_FILE, ResultsDir
 
 # a CPU-bound job of seconds varied by +-20% from run to run here with the JVM's default JIT, +-10% with the model's
@@ -59,7 +59,7 @@ def calibrated(spec: Spec, raw: dict, base_dir: Path, out_dir: Path, command_lin
     if not spec.scale or spec.scale.get("calibration", {}).get("status") != "pending":
         return spec
     from ..storage.emulation import check_can_emulate
-    from .runner import StudyRunner
+    from .hooks import study_runner
 
     ResultsDir(out_dir).check_may_run(resume)  # (what the study would refuse first: nothing runs that it would)
     emulated = any(c.emulated for c in spec.storage) and not unemulated
@@ -71,7 +71,7 @@ def calibrated(spec: Spec, raw: dict, base_dir: Path, out_dir: Path, command_lin
           f"are sized ({repeats} runs in {folder}" + (", to size the rate's own drives" if fitted else "") + ")",
           file=sys.stderr, flush=True)
     cal_spec = calibration_spec(spec, raw, base_dir, folder, emulated, repeats=repeats)
-    runner = StudyRunner(cal_spec, folder, command_line + ["(calibration)"], resume=resume,
+    runner = study_runner(cal_spec, folder, command_line + ["(calibration)"], resume=resume,
                          allow_mixed=allow_mixed, side_study=True, page_cache_budget=spec.scale["page_cache_bytes"])
     results = runner.run()
     times = [active_seconds(r) for r in results.load().runs if r.status == "ok" and r.label == job]
@@ -98,14 +98,14 @@ def _fit_runs(measured: Spec, raw: dict, base_dir: Path, out_dir: Path, command_
     Why: that run is the calibration, and the model's own runs on those drives wait for them too (the all-SSD
     TeraSort's work 1.1 times the unlimited runs' median in the fresh clones of docs/scale-model.md), where the
     rate taken from the unlimited runs alone made the fitted ratio the model's all-SSD run and not the study's."""
-    from .runner import StudyRunner
+    from .hooks import study_runner
 
     c = measured.scale["calibration"]
     folder = out_dir / FIT_DIR
     print(f"tierbench: calibration: the {c['job']} on the rate's own drives ({c['fit_count']} x {c['fit_drive']} at "
           f"k {measured.scale['rate_factor']:.3g}), {FIT_REPEATS} runs in {folder}", file=sys.stderr, flush=True)
     fit_spec = calibration_spec(measured, raw, base_dir, folder, True, repeats=FIT_REPEATS, suffix="fit", runs=times)
-    results = StudyRunner(fit_spec, folder, command_line + ["(calibration on the rate's drives)"], resume=resume,
+    results = study_runner(fit_spec, folder, command_line + ["(calibration on the rate's drives)"], resume=resume,
                           allow_mixed=allow_mixed, side_study=True,
                           page_cache_budget=measured.scale["page_cache_bytes"]).run()
     fit = tuple(active_seconds(r) for r in results.load().runs if r.status == "ok" and r.label == c["job"])
@@ -120,11 +120,11 @@ def pace_check(spec: Spec, raw: dict, base_dir: Path, out_dir: Path, command_lin
     """After a study whose core_speed was measured: the calibration's job PACE_REPEATS times more, as the calibration
     ran it, in the results folder's calibration-after/ (continued where an interrupted one stopped, read back once
     done), so that the report can say whether this machine's pace held from the calibration to the study's end
-    (analysis/pace.py). Its failure is said, never the study's."""
+    (scale/pace.py). Its failure is said, never the study's."""
     c = (spec.scale or {}).get("calibration") or {}
     if c.get("status") != "measured":
         return
-    from .runner import StudyRunner
+    from .hooks import study_runner
 
     folder = out_dir / PACE_CHECK_DIR
     emulated = any(s.emulated for s in spec.storage) and not unemulated
@@ -133,13 +133,13 @@ def pace_check(spec: Spec, raw: dict, base_dir: Path, out_dir: Path, command_lin
     sized = tuple(c["runs_s"]) if emulated and c.get("fit_s") else ()  # (on the rate's drives, as its fit runs ran)
     check = calibration_spec(spec, raw, base_dir, folder, emulated, repeats=PACE_REPEATS, suffix="after", runs=sized)
     try:
-        StudyRunner(check, folder, command_line + ["(pace check)"], resume=(folder / STUDY_FILE).is_file(),
+        study_runner(check, folder, command_line + ["(pace check)"], resume=(folder / STUDY_FILE).is_file(),
                     allow_mixed=allow_mixed, side_study=True, page_cache_budget=spec.scale["page_cache_bytes"]).run()
     except UserError as e:
         print(f"tierbench: pace check: not run: {e} (the study's results stand; the report says nothing of the pace)",
               file=sys.stderr, flush=True)
         return
-    from ..analysis.pace import PACE_TOLERANCE, pace
+    from .pace import PACE_TOLERANCE, pace
 
     p = pace(ResultsDir(out_dir).load()) if (out_dir / STUDY_FILE).is_file() else None
     if p:
@@ -168,7 +168,7 @@ def calibration_spec(spec: Spec, raw: dict, base_dir: Path, folder: Path, emulat
     name = f"{spec.name[:52 - len(suffix) - bool(suffix)]}-calibration" + (f"-{suffix}" if suffix else "")
     out.update(name=name, repeats=repeats, durability="engine", drop_caches="auto",
                free_page_reporting="as-is",
-               description=f"{spec.name}'s calibration: {job} where the CPU sets the pace (study/calibration.py)")
+               description=f"{spec.name}'s calibration: {job} where the CPU sets the pace (scale/calibration.py)")
     out["storage"] = {"calibration": {"description": "a plain directory of this machine's: no drive sets the pace",
                                       "data": [str(folder.resolve() / "storage")]}}
     if emulated:
