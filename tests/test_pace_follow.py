@@ -12,9 +12,16 @@ import pytest
 from tierbench.analysis.emulated import emulated_devices
 from tierbench.model.hardware import load_hardware
 from tierbench.model.transfer import transfer
-from tierbench.spec.schema import parse_spec
 from tierbench.scale.shared_time import SharedTime
 from tierbench.scale.pace_follow import MOST, PaceFollower, pace_config
+from tierbench.scale.derive import Measured, parse
+
+
+def parse_spec(raw, source, base_dir=None, calibration_runs=(), calibration_fit=()):
+    """The spec parsed once (scale/derive.py parse), with a calibration's measurements where given."""
+    measured = Measured(tuple(calibration_runs), tuple(calibration_fit)) if calibration_runs else None
+    return parse(raw, source, base_dir, measured=measured)
+
 
 QUICKSTART = tomllib.loads(resources.files("tierbench.spec").joinpath("quickstart-emulated.toml").read_text())
 FIT = (6.0, 6.2, 6.4, 6.6, 6.8, 7.0, 7.2)  # the calibration's runs on the rate's drives: its rate_s is 6.6 s
@@ -55,7 +62,7 @@ def test_the_configuration_on_the_rates_own_drives_measures_the_pace():
 def test_k_follows_each_run_of_the_calibrated_job_on_those_drives_for_that_jobs_runs():
     spec, shared = quickstart(), shared_time()
     pace = PaceFollower(spec, "ssd", shared)
-    k = spec.scale["rate_factor"]
+    k = spec.scale.rate_factor
     pace.before("terasort")
     assert pace.current() == {"k": k, "factor": 1.0, "from": "the calibration"} and shared.apply.applied == []
     assert pace.after(terasort(config="hdd")) is None and pace.after(terasort(status="failed")) is None

@@ -56,7 +56,7 @@ def test_a_second_study_on_the_same_data_roots_is_refused_and_the_first_keeps_it
     holder = hold(f"""
         import tomllib
         from pathlib import Path
-        from tierbench.study.identity import parse_in
+        from tierbench.scale.derive import parse_in
         from tierbench.storage import StudyLayout
         layout = StudyLayout(parse_in(tomllib.loads({SPEC.format(d=tmp_path)!r}), "s.toml", None, Path({str(tmp_path / 'other-res')!r})))
         layout.claim()

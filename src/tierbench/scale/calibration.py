@@ -28,7 +28,7 @@ from pathlib import Path
 from ..errors import UserError
 from ..model.transfer import active_seconds
 from ..spec import Spec, parse_spec
-from .derive import apply_scale, parse_scale, scale_drive
+from .derive import Measured, apply_scale, parse_scale, scale_drive, with_calibration
 from ..store.results import CALIBRATION_DIR, FIT_DIR, PACE_CHECK_DIR, STUDY_FILE, ResultsDir
 
 # a CPU-bound job of seconds varied by +-20% from run to run here with the JVM's default JIT, +-10% with the model's
@@ -54,63 +54,86 @@ DROPPED = ("scale", "cost", "baseline", "probe", "cluster", "pipelines", "mix") 
 
 def calibrated(spec: Spec, raw: dict, base_dir: Path, out_dir: Path, command_line: list[str], resume: bool,
                allow_mixed: bool = False, unemulated: bool = False) -> Spec:
-    """The spec with its scale model's core_speed measured (its calibration run or read back); as it is when the
-    study has no calibration pending."""
-    if not spec.scale or spec.scale.get("calibration", {}).get("status") != "pending":
+    """The spec with its scale model's core_speed measured: its calibration run (its measurements then written to
+    calibration.json beside the study's runs.jsonl) or read back (calibration.json; in a folder recorded before it,
+    the calibration study.json's spec holds); as it is when the study has no calibration pending. The spec is not
+    parsed again: the measurements set k and the emulated drives' figures (derive.with_calibration)."""
+    if not spec.scale or not spec.scale.calibration_pending:
         return spec
-    from ..storage.emulation import check_can_emulate
+    results = ResultsDir(out_dir)
+    results.check_may_run(resume)  # (what the study would refuse first: nothing runs that it would)
+    emulated = any(c.emulated for c in spec.storage) and not unemulated
+    measured = recorded(out_dir, spec) if resume else None
+    if measured is None:
+        measured = _measure(spec, raw, base_dir, out_dir, command_line, resume, allow_mixed, emulated)
+        results.save_calibration(measured.to_dict())
+    out = with_calibration(spec, raw, base_dir, measured)
+    c = out.scale.calibration
+    print(f"tierbench: calibration: {c.job} {c.here_mb_s_per_core:.3g} MB/s per core here, "
+          f"{c.target_mb_s_per_thread:g} MB/s per thread on {spec.scale.target}: core_speed {c.core_speed:.3g}, "
+          f"drive speed factor k {out.scale.rate_factor:.3g}", file=sys.stderr, flush=True)
+    return out
+
+
+def recorded(out_dir: Path, spec: Spec) -> Measured | None:
+    """A finished calibration's measurements: calibration.json, else (a folder recorded before it) the measured
+    calibration in study.json's spec; None when there is neither."""
+    results = ResultsDir(out_dir)
+    found = results.calibration()
+    if found is not None:
+        return Measured.from_dict(found)
+    if not results.exists():
+        return None
+    c = (results.study().get("spec", {}).get("scale") or {}).get("calibration") or {}
+    return Measured(tuple(c["runs_s"]), tuple(c.get("fit_s") or ())) if c.get("status") == "measured" else None
+
+
+def _measure(spec: Spec, raw: dict, base_dir: Path, out_dir: Path, command_line: list[str], resume: bool,
+             allow_mixed: bool, emulated: bool) -> Measured:
+    """The calibration's runs (calibration/), and where the rate names its drives, the job on them (calibration-fit/):
+    their work times."""
     from .hooks import study_runner
 
-    ResultsDir(out_dir).check_may_run(resume)  # (what the study would refuse first: nothing runs that it would)
-    emulated = any(c.emulated for c in spec.storage) and not unemulated
     if emulated:
+        from ..storage.emulation import check_can_emulate
         check_can_emulate()
-    job, fitted = spec.scale["calibration"]["job"], emulated and bool(spec.scale["calibration"].get("fit_drive"))
+    job, fitted = spec.scale.calibration.job, emulated and bool(spec.scale.calibration.fit_drive)
     folder, repeats = out_dir / CALIBRATION_DIR, SIZING_REPEATS if fitted else REPEATS
     print(f"tierbench: calibration: this machine's {job} rate, where its CPU sets the pace, before the emulated drives "
           f"are sized ({repeats} runs in {folder}" + (", to size the rate's own drives" if fitted else "") + ")",
           file=sys.stderr, flush=True)
     cal_spec = calibration_spec(spec, raw, base_dir, folder, emulated, repeats=repeats)
     runner = study_runner(cal_spec, folder, command_line + ["(calibration)"], resume=resume,
-                         allow_mixed=allow_mixed, side_study=True, page_cache_budget=spec.scale["page_cache_bytes"])
+                          allow_mixed=allow_mixed, side_study=True, page_cache_budget=spec.scale.page_cache_bytes)
     results = runner.run()
-    times = [active_seconds(r) for r in results.load().runs if r.status == "ok" and r.label == job]
+    times = tuple(active_seconds(r) for r in results.load().runs if r.status == "ok" and r.label == job)
     if not times:
         raise UserError(f"{folder}: the calibration's {job} runs failed (their records and logs are there): fix the "
                         f"cause and continue with --resume, or give [scale] core_speed a number to run without it")
-    measured = parse_spec(raw, source=spec.source, base_dir=base_dir, calibration_runs=tuple(times),
-                          study_id=spec.study_id)
-    if fitted:
-        fit = _fit_runs(measured, raw, base_dir, out_dir, command_line, resume, allow_mixed, tuple(times))
-        measured = parse_spec(raw, source=spec.source, base_dir=base_dir, calibration_runs=tuple(times),
-                              calibration_fit=fit, study_id=spec.study_id)
-    c = measured.scale["calibration"]
-    print(f"tierbench: calibration: {job} {c['here_mb_s_per_core']:.3g} MB/s per core here, "
-          f"{c['target_mb_s_per_thread']:g} MB/s per thread on {spec.scale['target']}: core_speed {c['core_speed']:.3g}, "
-          f"drive speed factor k {measured.scale['rate_factor']:.3g}", file=sys.stderr, flush=True)
-    return measured
+    fit = _fit_runs(spec, raw, base_dir, out_dir, command_line, resume, allow_mixed, times) if fitted else ()
+    return Measured(times, fit)
 
 
-def _fit_runs(measured: Spec, raw: dict, base_dir: Path, out_dir: Path, command_line: list[str], resume: bool,
+def _fit_runs(spec: Spec, raw: dict, base_dir: Path, out_dir: Path, command_line: list[str], resume: bool,
               allow_mixed: bool, times: tuple[float, ...]) -> tuple[float, ...]:
     """The job on the drives of the run the target's rate comes from (the study's all-SSD TeraSort: two SATA SSDs a
     node), emulated at the k the unlimited runs give, FIT_REPEATS times in calibration-fit/: their work times.
     Why: that run is the calibration, and the model's own runs on those drives wait for them too (the all-SSD
-    TeraSort's work 1.1 times the unlimited runs' median in the fresh clones of docs/scale-model.md), where the
+    TeraSort's work 1.1 times the unlimited runs' median in the fresh clones of docs/lab/scale-model.md), where the
     rate taken from the unlimited runs alone made the fitted ratio the model's all-SSD run and not the study's."""
     from .hooks import study_runner
 
-    c = measured.scale["calibration"]
+    c, k = spec.scale.calibration, parse_scale(spec.source, raw, base_dir, times).rate_factor
     folder = out_dir / FIT_DIR
-    print(f"tierbench: calibration: the {c['job']} on the rate's own drives ({c['fit_count']} x {c['fit_drive']} at "
-          f"k {measured.scale['rate_factor']:.3g}), {FIT_REPEATS} runs in {folder}", file=sys.stderr, flush=True)
-    fit_spec = calibration_spec(measured, raw, base_dir, folder, True, repeats=FIT_REPEATS, suffix="fit", runs=times)
+    print(f"tierbench: calibration: the {c.job} on the rate's own drives ({c.fit_count} x {c.fit_drive} at "
+          f"k {k:.3g}), {FIT_REPEATS} runs in {folder}", file=sys.stderr, flush=True)
+    fit_spec = calibration_spec(spec, raw, base_dir, folder, True, repeats=FIT_REPEATS, suffix="fit", runs=times)
     results = study_runner(fit_spec, folder, command_line + ["(calibration on the rate's drives)"], resume=resume,
-                          allow_mixed=allow_mixed, side_study=True,
-                          page_cache_budget=measured.scale["page_cache_bytes"]).run()
-    fit = tuple(active_seconds(r) for r in results.load().runs if r.status == "ok" and r.label == c["job"])
+                           allow_mixed=allow_mixed, side_study=True,
+                           page_cache_budget=spec.scale.page_cache_bytes).run()
+    fit = tuple(active_seconds(r) for r in results.load().runs if r.status == "ok" and r.label == c.job)
     if not fit:
-        raise UserError(f"{folder}: the calibration's {c['job']} runs on the rate's drives failed (their records and "
+        raise UserError(f"{folder}: the calibration's {c.job} runs on the rate's drives failed (their records and "
                         "logs are there): fix the cause and continue with --resume")
     return fit
 
@@ -121,20 +144,21 @@ def pace_check(spec: Spec, raw: dict, base_dir: Path, out_dir: Path, command_lin
     ran it, in the results folder's calibration-after/ (continued where an interrupted one stopped, read back once
     done), so that the report can say whether this machine's pace held from the calibration to the study's end
     (scale/pace.py). Its failure is said, never the study's."""
-    c = (spec.scale or {}).get("calibration") or {}
-    if c.get("status") != "measured":
+    if not spec.scale or not spec.scale.calibration_measured:
         return
     from .hooks import study_runner
 
+    c = spec.scale.calibration
+
     folder = out_dir / PACE_CHECK_DIR
     emulated = any(s.emulated for s in spec.storage) and not unemulated
-    print(f"tierbench: pace check: the calibration's {c['job']} again, {PACE_REPEATS} runs in {folder}: whether this "
+    print(f"tierbench: pace check: the calibration's {c.job} again, {PACE_REPEATS} runs in {folder}: whether this "
           "machine's pace held through the study", file=sys.stderr, flush=True)
-    sized = tuple(c["runs_s"]) if emulated and c.get("fit_s") else ()  # (on the rate's drives, as its fit runs ran)
+    sized = c.runs_s if emulated and c.fit_s else ()  # (on the rate's drives, as its fit runs ran)
     check = calibration_spec(spec, raw, base_dir, folder, emulated, repeats=PACE_REPEATS, suffix="after", runs=sized)
     try:
         study_runner(check, folder, command_line + ["(pace check)"], resume=(folder / STUDY_FILE).is_file(),
-                    allow_mixed=allow_mixed, side_study=True, page_cache_budget=spec.scale["page_cache_bytes"]).run()
+                     allow_mixed=allow_mixed, side_study=True, page_cache_budget=spec.scale.page_cache_bytes).run()
     except UserError as e:
         print(f"tierbench: pace check: not run: {e} (the study's results stand; the report says nothing of the pace)",
               file=sys.stderr, flush=True)
@@ -143,7 +167,7 @@ def pace_check(spec: Spec, raw: dict, base_dir: Path, out_dir: Path, command_lin
 
     p = pace(ResultsDir(out_dir).load()) if (out_dir / STUDY_FILE).is_file() else None
     if p:
-        print(f"tierbench: pace check: {c['job']} {p.change:+.0%} of its work before the study: this machine's pace "
+        print(f"tierbench: pace check: {c.job} {p.change:+.0%} of its work before the study: this machine's pace "
               + (f"held (within {PACE_TOLERANCE:.0%})" if p.held else "did NOT hold: the report says what that does to "
                  "the ratios"), file=sys.stderr, flush=True)
 
@@ -156,7 +180,7 @@ def calibration_spec(spec: Spec, raw: dict, base_dir: Path, folder: Path, emulat
     name the study's + "-calibration" (+ "-" + `suffix`). With the unlimited runs' times (`runs`): on the rate's
     own drives, emulated at the k those give."""
     model = parse_scale(spec.source, raw, base_dir, runs)
-    job = model.calibration["job"]
+    job = model.calibration.job
     out = apply_scale(spec.source, raw, model)  # the model's sizes, tasks and engine settings
     for key in DROPPED:
         out.pop(key, None)
@@ -178,10 +202,10 @@ def calibration_spec(spec: Spec, raw: dict, base_dir: Path, folder: Path, emulat
         out["durability"] = "durable"
     if emulated and runs:
         c = model.calibration
-        drive = {"emulate": c["fit_drive"], "stands_for": c["fit_count"], "size": UNLIMITED_SIZE}
+        drive = {"emulate": c.fit_drive, "stands_for": c.fit_count, "size": UNLIMITED_SIZE}
         scale_drive(spec.source, "calibration", drive, model)
-        out["storage"] = {"calibration": {"description": f"the drives of the rate's run: {c['fit_count']} x "
-                                          f"{c['fit_drive']}, data and intermediate data on them", "data": drive}}
+        out["storage"] = {"calibration": {"description": f"the drives of the rate's run: {c.fit_count} x "
+                                          f"{c.fit_drive}, data and intermediate data on them", "data": drive}}
     # (the study's id: its calibrations' devices and roots are its folder's, beside its own)
     return parse_spec(copy.deepcopy(out), source=f"{spec.source} (calibration)", base_dir=base_dir,
                       study_id=spec.study_id)

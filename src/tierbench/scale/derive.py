@@ -1,4 +1,5 @@
-"""[scale]: the study as a scale model of a full-size job on a target cluster (scale/model.py derives it).
+"""[scale]: the study as a scale model of a full-size job on a target cluster (scale/model.py derives it); a spec
+with it is parsed here (`parse`, once), and a calibration's measurements set its k afterwards (`with_calibration`).
 
     [scale]
     target = "sandisk-hybrid"   # a hardware description (docs/hardware.md): shipped name or .toml path
@@ -17,13 +18,15 @@ gave is kept, and the model says so (`overridden`).
 
 import copy
 import os
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from ..errors import SpecError
 from ..fields import between, positive_int, table, unknown_fields
 from ..model.hardware import catalog, load_hardware
-from .model import MODEL_JAVA_OPTIONS, Calibration, Here, ScaleModel, derive, direct_read_request
+from ..spec import Spec, parse_spec, read_spec
+from ..spec.schema import TOP_KEYS
+from .model import MODEL_JAVA_OPTIONS, Calibration, Here, ScaleModel, derive, direct_read_request, drive_figures, hadoop_conf
 from ..storage.emulation import read_iops_limit
 from ..units import parse_size
 from ..workloads import WORKLOADS
@@ -33,11 +36,86 @@ DEFAULT_DATA = "256MB"
 MEASURED = "measured"
 
 
+@dataclass(frozen=True)
+class Measured:
+    """A calibration's measurements (calibration.json, scale/calibration.py): its runs' work times without a drive's
+    limits, and on the rate's own drives (`fit_s`, where it ran them)."""
+    runs_s: tuple[float, ...]
+    fit_s: tuple[float, ...] = ()
+
+    def to_dict(self) -> dict:
+        return {"runs_s": list(self.runs_s), "fit_s": list(self.fit_s)}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Measured":
+        return cls(tuple(d["runs_s"]), tuple(d.get("fit_s") or ()))
+
+
+def parse(raw: dict, source: str = "<spec>", base_dir: Path | None = None, study_id: str = "",
+          measured: Measured | None = None) -> Spec:
+    """A spec's TOML tables -> Spec, parsed once: a [scale] table's model derived first and its settings written
+    into the other tables (apply_scale), checked there as a user's would be. With `measured` (a calibration's), the
+    model's k and drives at it (with_calibration)."""
+    base_dir = base_dir or Path.cwd()
+    unknown_fields(source, "", raw, TOP_KEYS)  # (before [scale] is read, as for any spec)
+    model = parse_scale(source, raw, base_dir)
+    spec = parse_spec(apply_scale(source, raw, model) if model else raw, source, base_dir, study_id, scale=model)
+    return with_calibration(spec, raw, base_dir, measured) if measured and model else spec
+
+
+def parse_in(raw: dict, source: str, base_dir: Path | None, out_dir: Path) -> Spec:
+    """The spec as its study in `out_dir` runs it: its devices and data roots named with the folder's id."""
+    from ..study.identity import study_id
+
+    return parse(raw, source, base_dir, study_id(out_dir))
+
+
+def load_spec(path) -> Spec:
+    raw, base_dir = read_spec(path)
+    return parse(raw, str(path), base_dir)
+
+
+def with_calibration(spec: Spec, raw: dict, base_dir: Path, measured: Measured) -> Spec:
+    """The study with its calibration's measurements: its scale model at the k they give, and each emulated drive's
+    figures (its device profile) at that k. The spec is not parsed again: the drives' figures are the only settings
+    k moves (the tasks, sizes and engine settings do not depend on it), and they are replaced."""
+    model = parse_scale(spec.source, raw, base_dir, measured.runs_s, measured.fit_s)
+    at_k = _by_pending(_drive_figures(spec.source, raw, spec.scale), _drive_figures(spec.source, raw, model))
+    storage = tuple(replace(c, emulated={role: [_at_k(e, at_k) for e in entries] for role, entries in c.emulated.items()})
+                    if c.emulated else c for c in spec.storage)
+    return replace(spec, scale=model, storage=storage)
+
+
+def _drive_figures(src: str, raw: dict, model: ScaleModel) -> dict:
+    """(configuration, role) -> the figures the model gives its emulated drive (the catalog's drives it sizes)."""
+    out = apply_scale(src, raw, model)
+    return {(name, role): c[role]["figures"] for name, c in (out.get("storage") or {}).items() if isinstance(c, dict)
+            for role in ("data", "intermediate") if isinstance(c.get(role), dict) and "figures" in c[role]}
+
+
+def _key(figures: dict) -> tuple:
+    return tuple(sorted((f, float(v)) for f, v in figures.items()))
+
+
+def _by_pending(pending: dict, measured: dict) -> dict:
+    """The pending model's figures (as a key) -> the measured model's, drive by drive."""
+    return {_key(pending[where]): measured[where] for where in pending}
+
+
+def _at_k(entry: dict, at_k: dict) -> dict:
+    """An emulated device's entry with its figures at the measured k (as the spec's parse writes them: floats)."""
+    figures = entry.get("figures")
+    if figures is None or _key(figures) not in at_k:
+        return entry
+    new = at_k[_key(figures)]
+    return {**entry, "figures": {f: float(new[f]) for f in figures}}
+
+
 def parse_scale(src: str, raw: dict, base_dir: Path, calibration_runs: tuple[float, ...] = (),
                 calibration_fit: tuple[float, ...] = ()) -> ScaleModel | None:
     """The [scale] table's model, or None when the study has none. With core_speed measured, `calibration_runs` are
     the calibration's work times (scale/calibration.py), `calibration_fit` its runs on the rate's own drives;
-    without them the model's calibration is pending."""
+    without them the model's calibration is pending. (Only the model: the spec is parsed once, by `parse`.)"""
     if "scale" not in raw:
         return None
     t = table(src, "scale", raw["scale"], "expected a table such as [scale] target = \"sandisk-hybrid\" size = \"1TB\"")
@@ -107,7 +185,7 @@ def apply_scale(src: str, raw: dict, model: ScaleModel) -> dict:
         for role in ("data", "intermediate"):
             if isinstance(c, dict) and isinstance(c.get(role), dict) and c[role].get("emulate") in catalog():
                 drives.append(scale_drive(src, f"storage.{name}.{role}", c[role], model))
-    conf = model.hadoop_conf()
+    conf = hadoop_conf(model)
     if model.hold_map_output and drives:
         conf["tierbench.local.direct.read.bytes"] = direct_read_request(drives, read_iops_limit)
     engines = [out.get("engine")] + list(out["engines"].values() if isinstance(out.get("engines"), dict) else [])
@@ -125,7 +203,7 @@ def scale_drive(src: str, where: str, d: dict, model: ScaleModel) -> tuple:
     many = positive_int(src, f"{where}.stands_for", d.pop("stands_for", 1), 1)
     streams = model.tasks / many  # the target's writers on each drive this device stands for
     drive = catalog()[d["emulate"]]
-    d["figures"] = {f: v * many for f, v in model.drive_figures(drive, streams).items()}
+    d["figures"] = {f: v * many for f, v in drive_figures(model, drive, streams).items()}
     # over memory, where it fits: k x the target's figures may be faster than this machine's disk (storage/backing.py)
     d.setdefault("backing", "memory")
     return drive, streams

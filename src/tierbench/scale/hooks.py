@@ -76,7 +76,7 @@ def pace_following(state: StudyState):
 def study_hooks(spec, page_cache_budget: int | None = None) -> tuple:
     """A study's hooks: the page cache budget (the scale model's, or `page_cache_budget`: a calibration's, run in
     its study's conditions), shared time, pace following."""
-    budget = page_cache_budget or (spec.scale or {}).get("page_cache_bytes")
+    budget = page_cache_budget or (spec.scale.page_cache_bytes if spec.scale else None)
     return PageCacheBudget(budget), shared_time, pace_following
 
 

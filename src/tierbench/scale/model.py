@@ -25,8 +25,9 @@ What cannot be kept (the network between nodes, a NameNode's work, stragglers) i
 """
 
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, replace
 
+from ..spec.scale import Calibration, ScaleModel, Setting
 from ..units import MB, format_size
 from ..model.hardware import Drive, Hardware
 from ..model.rules import SHUFFLE_BUFFER, TARGET_SORT_BUFFER, TARGET_SPLIT, node_page_cache, stream_mb_s
@@ -64,110 +65,26 @@ MAX_DIRECT_READ = 1 << 20
 HOLD_FACTOR = 2
 
 
-@dataclass(frozen=True)
-class Setting:
-    """One derived setting: its value here and the target's, and the ratio it keeps."""
-    name: str
-    here: str
-    target: str
-    keeps: str
+def drive_figures(model: ScaleModel, drive: Drive, streams: float = 1.0) -> dict:
+    """A target drive's figures as the model's emulated drive runs them (k x each). Where the target runs more
+    than one writer a drive (`streams`: its tasks per drive), its writes interleave and each request pays an
+    access (rules.stream_mb_s at WRITE_SEEK_KIB), which a throttle does not charge: the write rate is derated
+    to that. Reads keep the catalog's rate (why: docs/scale-model.md, "An emulated drive seeks only where the
+    model charges it")."""
+    k = model.rate_factor
+    write = stream_mb_s(drive, "write", WRITE_SEEK_KIB, streams)
+    return {"read_mb_s": drive.read_mb_s * k, "write_mb_s": write * k,
+            "read_iops": drive.read_iops * k, "write_iops": drive.write_iops * k}
 
 
-@dataclass(frozen=True)
-class ScaleModel:
-    target: str                 # the hardware description's name
-    target_size: int            # bytes the full-size job processes (all nodes)
-    data_bytes: int             # bytes the model processes here (one node)
-    size_factor: float          # s: task sizes here / there
-    rate_factor: float          # k: drive speeds here / there
-    split_bytes: int            # a map's input here
-    maps: int
-    reducers: int
-    sort_buffer_mb: int         # mapreduce.task.io.sort.mb here
-    reduce_shuffle_bytes: int   # the memory a reducer's in-memory shuffle is a share of, here
-    tasks: int                  # tasks at once (the target node's task slots)
-    write_copies: float         # bytes a node's drives take per byte of output there (HDFS replication)
-    page_cache_bytes: int       # the page cache budget of the engine's processes here
-    # a map's spills and output read back from memory (the hadoop engine: tierbench.io.HeldFiles), where a target
-    # node's page cache holds a wave of its maps' output (hold_rule)
-    hold_map_output: bool = False
-    settings: tuple[Setting, ...] = field(default=())
-    breaks: tuple[str, ...] = field(default=())
-    calibration: dict | None = None  # core_speed from a measured rate (Calibration.to_dict()); None: given or 1
-
-    def drive_figures(self, drive: Drive, streams: float = 1.0) -> dict:
-        """A target drive's figures as the model's emulated drive runs them (k x each). Where the target runs more
-        than one writer a drive (`streams`: its tasks per drive), its writes interleave and each request pays an
-        access (rules.stream_mb_s at WRITE_SEEK_KIB), which a throttle does not charge: the write rate is derated
-        to that. Reads keep the catalog's rate (why: docs/scale-model.md, "An emulated drive seeks only where the
-        model charges it")."""
-        k = self.rate_factor
-        write = stream_mb_s(drive, "write", WRITE_SEEK_KIB, streams)
-        return {"read_mb_s": drive.read_mb_s * k, "write_mb_s": write * k,
-                "read_iops": drive.read_iops * k, "write_iops": drive.write_iops * k}
-
-    def hadoop_conf(self) -> dict:
-        """The MapReduce settings that carry the derived task sizes and concurrency (LocalJobRunner: one JVM)."""
-        held = {"tierbench.local.hold": "true", "tierbench.local.hold.max.bytes": HOLD_FACTOR * self.data_bytes}
-        return {"mapreduce.task.io.sort.mb": self.sort_buffer_mb,
-                "mapreduce.reduce.memory.totalbytes": self.reduce_shuffle_bytes,
-                "mapreduce.local.map.tasks.maximum": self.tasks,
-                "mapreduce.local.reduce.tasks.maximum": min(self.tasks, self.reducers),
-                **(held if self.hold_map_output else {})}
-
-    def to_dict(self) -> dict:
-        d = asdict(self)
-        for key in ("calibration", "hold_map_output"):  # (as recorded before they existed: the fingerprint holds)
-            if not d[key]:
-                del d[key]
-        return d
-
-
-def middle(times) -> float:
-    """The middle of the runs' times (the upper one of an even number)."""
-    return sorted(times)[len(times) // 2]
-
-
-@dataclass(frozen=True)
-class Calibration:
-    """core_speed from rates: the target's thread's rate for a job (its description's [cpu.<job>], with the source)
-    over this machine's core's, measured by running the job at the model's size where the CPU sets the pace."""
-    job: str
-    target_mb_s_per_thread: float
-    source: str
-    runs_s: tuple[float, ...] = ()  # the calibration runs' active times here (their phases); () while pending
-    data_bytes: int = 0
-    cores: int = 0
-    # the job on the drives of the run the rate comes from (CpuRate.drive), emulated at the k the runs above give:
-    # its active times; () where the rate names no drives (the rate is then the runs' above, taken as CPU alone)
-    fit_s: tuple[float, ...] = ()
-    fit_drive: str = ""
-    fit_count: int = 0
-
-    @property
-    def median_s(self) -> float:
-        return middle(self.runs_s)
-
-    @property
-    def rate_s(self) -> float:
-        """The work time the rate comes from: on the rate's run's own drives where measured, else with no drive's
-        limits (the published run then taken as its CPU's alone)."""
-        return middle(self.fit_s) if self.fit_s else self.median_s
-
-    @property
-    def here_mb_s_per_core(self) -> float:
-        return self.data_bytes / 1e6 / (self.rate_s * self.cores)
-
-    @property
-    def core_speed(self) -> float:
-        return self.target_mb_s_per_thread / self.here_mb_s_per_core if self.runs_s else 1.0
-
-    def to_dict(self) -> dict:
-        d = {**asdict(self), "runs_s": list(self.runs_s), "fit_s": list(self.fit_s),
-             "status": "measured" if self.runs_s else "pending"}
-        if self.runs_s:
-            d.update(here_mb_s_per_core=self.here_mb_s_per_core, core_speed=self.core_speed)
-        return d
+def hadoop_conf(model: ScaleModel) -> dict:
+    """The MapReduce settings that carry the derived task sizes and concurrency (LocalJobRunner: one JVM)."""
+    held = {"tierbench.local.hold": "true", "tierbench.local.hold.max.bytes": HOLD_FACTOR * model.data_bytes}
+    return {"mapreduce.task.io.sort.mb": model.sort_buffer_mb,
+            "mapreduce.reduce.memory.totalbytes": model.reduce_shuffle_bytes,
+            "mapreduce.local.map.tasks.maximum": model.tasks,
+            "mapreduce.local.reduce.tasks.maximum": min(model.tasks, model.reducers),
+            **(held if model.hold_map_output else {})}
 
 
 @dataclass(frozen=True)
@@ -197,8 +114,7 @@ def derive(target: Hardware, target_size: int, data_bytes: int, here: Here, core
                        reducers, max(1, round(TARGET_SORT_BUFFER * s / MB)), shuffle, target.cores, target.write_copies,
                        cache, hold_map_output=hold_rule(target, cache_t))
     settings = _settings(model, target, per_node, cache_t, reducers_t, task_heap) + _core_speed_settings(calibration)
-    return ScaleModel(**{**asdict(model), "settings": settings, "breaks": _breaks(model, target, per_node, task_heap),
-                         "calibration": calibration.to_dict() if calibration else None})
+    return replace(model, settings=settings, breaks=_breaks(model, target, per_node, task_heap), calibration=calibration)
 
 
 def direct_read_request(drives: list[tuple[Drive, float]], iops_limit) -> int:
