@@ -217,7 +217,7 @@ def test_the_report_says_the_calibrated_figure_is_fitted_not_found(tmp_path):
 def test_the_report_gives_each_configurations_work_beside_its_runtime():
     from statistics import median
 
-    from tierbench.model.transfer import active_seconds
+    from tierbench.analysis.measures import active_seconds
 
     d = Path(__file__).parent / "fixtures" / "scale-model-results"  # a scaled quickstart: Hadoop's jobs, with phases
     table = next(b for b in _section(d).blocks if getattr(b, "head", None) and "work" in b.head)
@@ -308,7 +308,7 @@ def test_the_report_says_whether_this_machines_pace_held_through_the_study(tmp_p
     from statistics import median
 
     from tierbench.scale.pace import pace
-    from tierbench.model.transfer import active_seconds
+    from tierbench.analysis.measures import active_seconds
 
     after = [active_seconds(r) for r in ResultsDir(Path(__file__).parent / "fixtures" / "quickstart-results").load().runs
              if r.ok and r.label == "terasort"]
@@ -366,7 +366,7 @@ def check_pace_followed(results: Path) -> None:
     calibration's, each recording its k, and the report says so."""
     import json
 
-    from tierbench.model.transfer import active_seconds
+    from tierbench.analysis.measures import active_seconds
     from tierbench.store import ResultsDir
     from tierbench.scale.pace_follow import MOST, PACE_WINDOW
 

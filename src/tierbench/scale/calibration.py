@@ -26,7 +26,7 @@ import sys
 from pathlib import Path
 
 from ..errors import UserError
-from ..model.transfer import active_seconds
+from ..analysis.measures import active_seconds
 from ..spec import Spec, parse_spec
 from .derive import Measured, apply_scale, parse_scale, scale_drive, with_calibration
 from ..store.results import CALIBRATION_DIR, FIT_DIR, PACE_CHECK_DIR, STUDY_FILE, ResultsDir

@@ -8,6 +8,7 @@ calibration alone, or the study alone)."""
 from dataclasses import dataclass
 from statistics import median
 
+from ..analysis.measures import active_seconds
 from ..store import StoredStudy
 from ..store.results import PACE_CHECK_DIR, STUDY_FILE, ResultsDir
 
@@ -38,8 +39,6 @@ class Pace:
 def pace(stored: StoredStudy) -> Pace | None:
     """The study's pace before and after it; None where it has no measured calibration or no pace check (a study
     made before there was one, or a check whose runs all failed)."""
-    from ..model.transfer import active_seconds
-
     c = (stored.study.spec.get("scale") or {}).get("calibration") or {}
     folder = stored.path / PACE_CHECK_DIR
     if c.get("status") != "measured" or not c.get("runs_s") or not (folder / STUDY_FILE).is_file():

@@ -19,10 +19,10 @@ sped the drives up by 28% for hybrids no faster than before, and the TeraSort hy
 0.70 in those repeats against the first's 0.56 (docs/scale-model.md)."""
 
 import statistics
-from types import SimpleNamespace
 
+from ..analysis.measures import work_seconds
+from ..model.transfer import emulated_drives
 from ..spec.scale import middle
-from ..model.transfer import active_seconds, emulated_drives
 
 MOST = (0.67, 1.5)  # the furthest k follows a run from the calibration's (a run twice as slow is a fluke or a fault)
 PACE_WINDOW = 3  # the last runs whose median work sets the pace: one run's noise damped, a drift followed in two
@@ -84,7 +84,7 @@ class PaceFollower:
         """A run ended: when it measures the pace, k follows it; what changed, said in a line (None: nothing)."""
         if record.get("status") != "ok" or record.get("config") != self.config or record.get("label") != self.job:
             return None
-        work = active_seconds(SimpleNamespace(details=record.get("details") or {}, wall_s=record["wall_s"]))
+        work = work_seconds(record.get("details") or {}, record["wall_s"])
         self.works.append(work)
         median = statistics.median(self.works[-PACE_WINDOW:])
         ratio = self.rate_s / median

@@ -5,7 +5,7 @@ from statistics import median
 
 from ...scale.pace import pace_sentence
 from ...scale.budget_check import SLACK_BYTES, budget_held
-from ...model.transfer import active_seconds
+from ...analysis.measures import active_seconds
 from ...units import format_size
 from ..context import ReportContext
 from ..document import Paragraph, Section, Table
