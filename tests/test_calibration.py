@@ -214,6 +214,24 @@ def test_the_report_says_the_calibrated_figure_is_fitted_not_found(tmp_path):
     assert "calibration, not a finding" in text and "3,262.5" in text
 
 
+def test_the_report_says_what_the_model_keeps_fits_and_predicts(tmp_path):
+    """The scale section says in plain words: the ratios kept come from the target's figures; k (where measured) and
+    the seek sizes are fitted; the other ratios are predicted."""
+    d, _ = _scaled_results(tmp_path, {"single": 1 << 20, "split": 1 << 20})
+    given = str(_section(d))  # (core_speed given: k is fitted to nothing)
+    assert "Kept: the ratios in the table above, derived from the target's figures" in given
+    assert "Fitted: the request sizes at which an emulated drive pays the target's seeks (1024 KiB writes, 256 KiB" in given
+    study = json.loads((d / "study.json").read_text())
+    assert study["spec"]["scale"]["hold_map_output"]  # (where it holds none, no direct reads: the write size alone)
+    assert "comes from the core_speed the spec gave" in given and "Predicted: every other ratio" in given
+    study = json.loads((d / "study.json").read_text())
+    study["spec"]["scale"] = parse_spec(tomllib.loads(QUICK), source="s.toml", calibration_runs=(9.4, 9.5, 11.5)).scale.to_dict()
+    (d / "study.json").write_text(json.dumps(study))
+    measured = str(_section(d))
+    assert "Fitted: the drives' speed factor k" in measured and "a ratio to that run (its terasort)" in measured
+    assert "1024 KiB writes, 256 KiB reduce-side reads), chosen while watching" in measured
+
+
 def test_the_report_gives_each_configurations_work_beside_its_runtime():
     from statistics import median
 

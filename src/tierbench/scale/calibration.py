@@ -30,22 +30,23 @@ from ..analysis.measures import active_seconds
 from ..spec import Spec, parse_spec
 from .derive import Measured, apply_scale, parse_scale, scale_drive, with_calibration
 from ..store.results import CALIBRATION_DIR, FIT_DIR, PACE_CHECK_DIR, STUDY_FILE, ResultsDir
+from .constants import value
 
 # a CPU-bound job of seconds varied by +-20% from run to run here with the JVM's default JIT, +-10% with the model's
 # JVM options; the median of 5 runs still moved k by +-8% from one fresh clone to the next (docs/scale-model.md)
-REPEATS = 7
+REPEATS = value("calibration.REPEATS")
 # after the study, the job again: whether this machine's pace held from the calibration to the study's end (the
 # clones of docs/scale-model.md whose ratios missed were those where a slow stretch covered the calibration alone, or
 # the study alone); three runs: about 40 s of the quickstart with its device's bring-up and fio check
-PACE_REPEATS = 3
+PACE_REPEATS = value("calibration.PACE_REPEATS")
 # Where the target's rate names its run's drives: the unlimited runs only size those drives (SIZING_REPEATS: an
 # error of theirs moves the drives' speed, which is a tenth of the fitted run's time), and the rate comes from
 # FIT_REPEATS runs on them (_fit_runs), which the pace check's runs, on the same drives, are compared with. Where the
 # study then follows the pace (pace_follow.py: a configuration on those drives measures it again in every repeat), the
 # fit's k sets the first repeat's all-SSD drives alone, and the k's that follow do not depend on it (k x rate_s is the
 # target's constant): 3 runs, not the 7 of before (2026-11-29, session 55: a minute of the quickstart on a slow day)
-SIZING_REPEATS = 3
-FIT_REPEATS = 3
+SIZING_REPEATS = value("calibration.SIZING_REPEATS")
+FIT_REPEATS = value("calibration.FIT_REPEATS")
 # a device no drive's figure comes near: throttled only where what it lies on (memory) could not keep the pace
 UNLIMITED = {"read_mb_s": 100_000.0, "write_mb_s": 100_000.0, "read_iops": 1_000_000.0, "write_iops": 1_000_000.0}
 UNLIMITED_SIZE = "2GB"

@@ -31,38 +31,39 @@ from ..spec.scale import Calibration, ScaleModel, Setting
 from ..units import MB, format_size
 from ..model.hardware import Drive, Hardware
 from ..model.rules import SHUFFLE_BUFFER, TARGET_SORT_BUFFER, TARGET_SPLIT, node_page_cache, stream_mb_s
+from .constants import value
 
 # a target task's defaults beside the Hadoop ones in model/rules.py (TARGET_SPLIT, TARGET_SORT_BUFFER)
-TARGET_TASK_HEAP = 1 << 30     # a task's JVM heap (-Xmx1g)
-MIN_SORT_BUFFER = 1 * MB       # Hadoop's io.sort.mb is a whole number of MB
-MIN_REDUCER_MEMORY = 8 * MB    # below this a reducer's in-memory shuffle holds no fetch at all
+TARGET_TASK_HEAP = value("model.TARGET_TASK_HEAP")  # a task's JVM heap (-Xmx1g)
+MIN_SORT_BUFFER = value("model.MIN_SORT_BUFFER")  # Hadoop's io.sort.mb is a whole number of MB
+MIN_REDUCER_MEMORY = value("model.MIN_REDUCER_MEMORY")  # below this a reducer's in-memory shuffle holds no fetch at all
 # The hadoop engine's JVM in a scale model (local mode: one JVM runs the job). Measured 2026-11-26 on this machine's
 # kind, the quickstart's TeraSort (128 MB, caches dropped, 8 runs each, time of its tasks): the JVM's defaults
 # 6.3-11.5 s, C1 alone 4.7-6.1 s, C1 alone with the parallel collector 3.96-4.11 s in 7 of
 # the 8 (the 8th 5.34 s) -- as fast as the same job in a
 # JVM already warm (4.3 s), and steady: the run-to-run spread that made the calibration's rate vary +-15% was the
 # compiler's and the collector's threads competing with the job for two cores.
-MODEL_JAVA_OPTIONS = ("-XX:TieredStopAtLevel=1", "-XX:+UseParallelGC")
+MODEL_JAVA_OPTIONS = value("model.MODEL_JAVA_OPTIONS")
 # The request size at which an emulated drive's writes pay the target's seeks when several writers share it. The
 # study's HDDs wrote at 46% of the catalog's rate in TeraGen and 39-40% in TestDFSIO; the seek rule gives 2014's
 # HDD 55% at 1 MiB (38% at 512 KiB, which carried the model's all-HDD TeraGen to +83% of the published time;
 # the block layer's largest request on these loop devices is 1,280 KiB). A fitted figure, measured in
 # docs/scale-model.md; an SSD loses about 1% at it.
-WRITE_SEEK_KIB = 1024
+WRITE_SEEK_KIB = value("model.WRITE_SEEK_KIB")
 # The request size of a target node's reduce-side merges on its drives: each request pays a seek where several
 # streams share a drive (a node's reducers merge 6 x 7 segments on two HDDs in the quickstart's target). A fitted
 # figure, as WRITE_SEEK_KIB: between the era's default read-ahead (128 KiB) and the model's 1 MiB; in 1 MiB
 # requests the all-HDD TeraSort ran ~20% faster than the study's (docs/scale-model.md).
-READ_SEEK_KIB = 256
+READ_SEEK_KIB = value("model.READ_SEEK_KIB")
 # The direct reads' request size stays within these: a drive that barely seeks (an SSD) is charged its MB/s at
 # any size from a few KiB, and smaller requests only cost CPU
-MIN_DIRECT_READ = 64 << 10
-MAX_DIRECT_READ = 1 << 20
+MIN_DIRECT_READ = value("model.MIN_DIRECT_READ")
+MAX_DIRECT_READ = value("model.MAX_DIRECT_READ")
 # A wave of a target node's maps holds this many bytes per byte of their input while it runs: each map's spills,
 # then its merged output until the reducers have fetched it (MapReduce's reducers start when 5% of the maps are done,
 # mapreduce.job.reduce.slowstart.completedmaps, and fetch each map's output as it ends). The model holds up to this
 # many bytes per byte of its data (its whole data set is one wave).
-HOLD_FACTOR = 2
+HOLD_FACTOR = value("model.HOLD_FACTOR")
 
 
 def drive_figures(model: ScaleModel, drive: Drive, streams: float = 1.0) -> dict:

@@ -11,12 +11,13 @@ from statistics import median
 from ..analysis.measures import active_seconds
 from ..store import StoredStudy
 from ..store.results import PACE_CHECK_DIR, STUDY_FILE, ResultsDir
+from .constants import value
 
 # the change in the job's median work beyond which the pace is not said to have held: the calibrations' medians
 # were 5.27-6.22 s in the quickstart's clones that met every criterion of docs/scale-model.md's, 6.57-7.02 s in those
 # whose calibration ran slow (runs 62, 65, 72); the check's three runs against the calibration's seven, back to back
 # with no study between, -1%, -1% and +13% (docs/scale-model.md, "core_speed, measured"): a reason to look, not proof
-PACE_TOLERANCE = 0.10
+PACE_TOLERANCE = value("pace.PACE_TOLERANCE")
 
 
 @dataclass(frozen=True)

@@ -23,9 +23,10 @@ import statistics
 from ..analysis.measures import work_seconds
 from ..model.transfer import emulated_drives
 from ..spec.scale import middle
+from .constants import value
 
-MOST = (0.67, 1.5)  # the furthest k follows a run from the calibration's (a run twice as slow is a fluke or a fault)
-PACE_WINDOW = 3  # the last runs whose median work sets the pace: one run's noise damped, a drift followed in two
+MOST = value("pace_follow.MOST")  # the furthest k follows a run from the calibration's (a run twice as slow is a fluke or a fault)
+PACE_WINDOW = value("pace_follow.PACE_WINDOW")  # the last runs whose median work sets the pace: one run's noise damped, a drift followed in two
 
 
 def pace_config(spec) -> str | None:

@@ -25,14 +25,15 @@ import time
 from pathlib import Path
 
 from ..following import Following
+from .constants import value
 
-TICK_S = 0.1          # blk-throttle's own time slice is 100 ms
-SMOOTHING = 0.2       # weight of the last tick in the drive's time taken (a tick holds few requests)
-ALONE = 0.05          # a direction taking less of the drive's time than this leaves the other alone
-DAMPING = 0.5         # how far one tick moves the share toward what would fill the drive's time
-OVER = 1.1            # a drive's time taken (smoothed) up to this is one drive's, give or take a request
-FLOOR = 0.2           # the least share of its limits a direction keeps (a drive never takes five times longer)
-REWRITE = 0.1         # a limit that moves by less (relative) is left as written
+TICK_S = value("shared_time.TICK_S")  # blk-throttle's own time slice is 100 ms
+SMOOTHING = value("shared_time.SMOOTHING")  # weight of the last tick in the drive's time taken (a tick holds few requests)
+ALONE = value("shared_time.ALONE")  # a direction taking less of the drive's time than this leaves the other alone
+DAMPING = value("shared_time.DAMPING")  # how far one tick moves the share toward what would fill the drive's time
+OVER = value("shared_time.OVER")  # a drive's time taken (smoothed) up to this is one drive's, give or take a request
+FLOOR = value("shared_time.FLOOR")  # the least share of its limits a direction keeps (a drive never takes five times longer)
+REWRITE = value("shared_time.REWRITE")  # a limit that moves by less (relative) is left as written
 SECTOR = 512          # /sys/block/*/stat counts 512-byte sectors
 MiB = 1 << 20         # the limits' MB (tierbench's, as the throttle is given them)
 
