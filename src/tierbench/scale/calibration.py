@@ -13,24 +13,26 @@ on a plain directory with the engine's own writes, 16.1 MB/s per core, and the m
 29% longer than the calibrated rate gives; on the model's path, 14.3 MB/s per core, and 15%). Without emulation,
 on a plain directory with the engine's own writes. The page cache is synced and dropped before each run where it
 can be (root), so that the writeback of the TeraGen before does not run during the TeraSort. The job's median active time (its phases,
-without the JVM's start and the job's setup: what the model's runs carry to the target, model/transfer.py) gives the
+without the JVM's start and the job's setup: what the model's runs carry to the target, analysis/measures.py) gives the
 rate: the model's data / (median x this machine's cores), as the target's is its data per node / (runtime x threads).
 Where the target's rate names the drives of the run it comes from (the SanDisk study's all-SSD TeraSort), those runs
 only size the drives (SIZING_REPEATS), and the rate comes from the job on them (calibration-fit/, FIT_REPEATS): the
 model's run on the published run's drives is then the published run, not its CPU's part alone.
-An interrupted calibration resumes with its study (--resume); a finished one is read back, not run again.
+An interrupted calibration resumes with its study (--resume); a finished one's measurements are kept in
+calibration.json beside the study's runs.jsonl and read back, not run again; the study's spec is not parsed again
+from them (derive.with_calibration).
 """
 
 import copy
 import sys
 from pathlib import Path
 
-from ..errors import UserError
 from ..analysis.measures import active_seconds
+from ..errors import UserError
 from ..spec import Spec, parse_spec
-from .derive import Measured, apply_scale, parse_scale, scale_drive, with_calibration
 from ..store.results import CALIBRATION_DIR, FIT_DIR, PACE_CHECK_DIR, STUDY_FILE, ResultsDir
 from .constants import value
+from .derive import Measured, apply_scale, parse_scale, scale_drive, with_calibration
 
 # a CPU-bound job of seconds varied by +-20% from run to run here with the JVM's default JIT, +-10% with the model's
 # JVM options; the median of 5 runs still moved k by +-8% from one fresh clone to the next (docs/scale-model.md)

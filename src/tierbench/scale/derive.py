@@ -26,10 +26,11 @@ from ..fields import between, positive_int, table, unknown_fields
 from ..model.hardware import catalog, load_hardware
 from ..spec import Spec, parse_spec, read_spec
 from ..spec.schema import TOP_KEYS
-from .model import MODEL_JAVA_OPTIONS, Calibration, Here, ScaleModel, derive, direct_read_request, drive_figures, hadoop_conf
+from ..spec.scale import Calibration, ScaleModel
 from ..storage.emulation import read_iops_limit
 from ..units import parse_size
 from ..workloads import WORKLOADS
+from .model import MODEL_JAVA_OPTIONS, Here, derive, direct_read_request, drive_figures, hadoop_conf
 
 SCALE_KEYS = ("target", "size", "data", "core_speed", "reducers", "task_heap")
 DEFAULT_DATA = "256MB"

@@ -27,10 +27,10 @@ What cannot be kept (the network between nodes, a NameNode's work, stragglers) i
 import math
 from dataclasses import dataclass, replace
 
-from ..spec.scale import Calibration, ScaleModel, Setting
-from ..units import MB, format_size
 from ..model.hardware import Drive, Hardware
 from ..model.rules import SHUFFLE_BUFFER, TARGET_SORT_BUFFER, TARGET_SPLIT, node_page_cache, stream_mb_s
+from ..spec.scale import Calibration, ScaleModel, Setting
+from ..units import MB, format_size
 from .constants import value
 
 # a target task's defaults beside the Hadoop ones in model/rules.py (TARGET_SPLIT, TARGET_SORT_BUFFER)

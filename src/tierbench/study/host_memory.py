@@ -8,6 +8,7 @@ faster than the data and no storage device shows it, so a benchmark of tierbench
 sizes, runs with reporting off. `tierbench check` tells users the same (analysis/node_check.py)."""
 
 import os
+import sys
 import time
 from contextlib import contextmanager
 from pathlib import Path
@@ -91,8 +92,6 @@ def reporting_off_for(spec, results):
     if spec.free_page_reporting != "off":
         yield
         return
-    import sys
-
     if reporting_on() and os.geteuid() != 0:
         print("tierbench: warning: free_page_reporting = \"off\" needs root: this VM's free page reporting is left "
               "on", file=sys.stderr, flush=True)

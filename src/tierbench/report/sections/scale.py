@@ -3,10 +3,10 @@ and whether the page cache budget held in the runs."""
 
 from statistics import median
 
-from ...scale.pace import pace_sentence
+from ...analysis.measures import active_seconds
 from ...scale.budget_check import SLACK_BYTES, budget_held
 from ...scale.model import READ_SEEK_KIB, WRITE_SEEK_KIB
-from ...analysis.measures import active_seconds
+from ...scale.pace import pace_sentence
 from ...units import format_size
 from ..context import ReportContext
 from ..document import Paragraph, Section, Table
