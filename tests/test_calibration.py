@@ -494,3 +494,15 @@ def test_a_folder_calibrated_before_calibration_json_resumes_from_its_study_json
                                   "spec": measured.to_dict()})
     spec = _calibrated_without_runs(tmp_path, monkeypatch, out)
     assert spec.fingerprint() == measured.fingerprint() and spec.scale == measured.scale
+
+
+def test_the_calibration_is_measured_by_one_rule_for_the_study_and_its_stored_spec():
+    from tierbench.spec.scale import measured_calibration
+
+    pending = parse(copy.deepcopy(EMULATED), "q.toml").scale
+    measured = parse(copy.deepcopy(EMULATED), "q.toml", measured=Measured((5.0, 5.2, 5.4))).scale
+    given = _spec(core_speed=0.5).scale
+    for model in (pending, measured, given):
+        assert bool(measured_calibration(model.to_dict())) == model.calibration_measured
+    assert measured.calibration_measured and pending.calibration_pending and not given.calibration_pending
+    assert measured_calibration(None) is None

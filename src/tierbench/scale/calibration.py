@@ -30,6 +30,7 @@ from pathlib import Path
 from ..analysis.measures import active_seconds
 from ..errors import UserError
 from ..spec import Spec, parse_spec
+from ..spec.scale import measured_calibration
 from ..store.results import CALIBRATION_DIR, FIT_DIR, PACE_CHECK_DIR, STUDY_FILE, ResultsDir
 from .constants import value
 from .derive import Measured, apply_scale, parse_scale, scale_drive, with_calibration
@@ -87,8 +88,8 @@ def recorded(out_dir: Path, spec: Spec) -> Measured | None:
         return Measured.from_dict(found)
     if not results.exists():
         return None
-    c = (results.study().get("spec", {}).get("scale") or {}).get("calibration") or {}
-    return Measured(tuple(c["runs_s"]), tuple(c.get("fit_s") or ())) if c.get("status") == "measured" else None
+    c = measured_calibration(results.study().get("spec", {}).get("scale"))
+    return Measured(tuple(c["runs_s"]), tuple(c.get("fit_s") or ())) if c else None
 
 
 def _measure(spec: Spec, raw: dict, base_dir: Path, out_dir: Path, command_line: list[str], resume: bool,

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from statistics import median
 
 from ..analysis.measures import active_seconds
+from ..spec.scale import measured_calibration
 from ..store import StoredStudy
 from ..store.results import PACE_CHECK_DIR, STUDY_FILE, ResultsDir
 from .constants import value
@@ -40,9 +41,9 @@ class Pace:
 def pace(stored: StoredStudy) -> Pace | None:
     """The study's pace before and after it; None where it has no measured calibration or no pace check (a study
     made before there was one, or a check whose runs all failed)."""
-    c = (stored.study.spec.get("scale") or {}).get("calibration") or {}
+    c = measured_calibration(stored.study.spec.get("scale"))
     folder = stored.path / PACE_CHECK_DIR
-    if c.get("status") != "measured" or not c.get("runs_s") or not (folder / STUDY_FILE).is_file():
+    if not c or not (folder / STUDY_FILE).is_file():
         return None
     after = [active_seconds(r) for r in ResultsDir(folder).load().runs if r.ok and r.label == c["job"]]
     before = c.get("fit_s") or c["runs_s"]  # the runs the rate comes from: the pace check ran as they did

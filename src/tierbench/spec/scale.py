@@ -10,6 +10,14 @@ def middle(times) -> float:
     return sorted(times)[len(times) // 2]
 
 
+def measured_calibration(scale: dict | None) -> dict | None:
+    """A scale model's calibration as study.json records it (its `spec.scale`), when it ran; None when the study
+    has no scale model, its core_speed was given, or its calibration is pending. The readers of stored results ask
+    this, the running study ScaleModel.calibration_measured: one rule, "measured" = its runs' times are known."""
+    c = (scale or {}).get("calibration") or {}
+    return c if c.get("status") == "measured" and c.get("runs_s") else None
+
+
 @dataclass(frozen=True)
 class Setting:
     """One derived setting: its value here and the target's, and the ratio it keeps."""

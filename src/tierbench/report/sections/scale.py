@@ -7,6 +7,7 @@ from ...analysis.measures import active_seconds
 from ...scale.budget_check import SLACK_BYTES, budget_held
 from ...scale.model import READ_SEEK_KIB, WRITE_SEEK_KIB
 from ...scale.pace import pace_sentence
+from ...spec.scale import measured_calibration
 from ...units import format_size
 from ..context import ReportContext
 from ..document import Paragraph, Section, Table
@@ -37,7 +38,7 @@ def _kept_fitted_predicted(scale: dict) -> str:
     reads = f", {READ_SEEK_KIB} KiB reduce-side reads" if scale.get("hold_map_output") else ""  # (direct reads only)
     seeks = (f"the request size{'s' if reads else ''} at which an emulated drive pays the target's seeks "
              f"({WRITE_SEEK_KIB} KiB writes{reads}), chosen while watching the SanDisk study's all-HDD runtimes")
-    if c.get("status") == "measured":
+    if measured_calibration(scale):
         run = f"its {c['job']} on {c['fit_count']} x {c['fit_drive']}" if c.get("fit_s") else f"its {c['job']}"
         fitted = (f"the drives' speed factor k ({scale['rate_factor']:.3g}), from this machine's {c['job']} against "
                   f"the target's published rate ({c['source']}), so a ratio to that run ({run}) is the calibration, "
@@ -78,7 +79,7 @@ def _calibration(c: dict | None) -> list:
     """Where core_speed came from, and what that makes of the finding its source is (a fitted figure, not one found)."""
     if not c:
         return []
-    if c.get("status") != "measured":
+    if not measured_calibration({"calibration": c}):
         return [Paragraph(f"core_speed was to be measured ({c['job']}) but no calibration is recorded: the drives ran at "
                           "k for core_speed 1.")]
     return [Paragraph(f"core_speed {c['core_speed']:.3g} was measured, not assumed: {c['job']} ran at the model's size "
