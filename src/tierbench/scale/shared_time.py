@@ -16,7 +16,7 @@ it. A direction alone (the other under ALONE) keeps the whole drive; two that bo
 time. A share never falls under FLOOR (0 would lift the limit: blkio's "no limit"). A limit is rewritten only when
 it moves by more than REWRITE (each write starts the throttle's time slice anew). The devices' full limits are set
 when the study starts (a study killed in mid-run leaves a share behind) and again when it ends, before the study
-takes its devices down (study/runner.py): `apply` (emulation.set_limits) writes a limit only while the loop device
+takes its devices down (study/runner.py, after its hooks are left): `apply` (emulation.set_limits) writes a limit only while the loop device
 still holds that device's image, so a tick or an exit that comes after a device went never limits a detached
 /dev/loopN, nor whatever disk is attached there next.
 """
