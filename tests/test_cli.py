@@ -175,7 +175,7 @@ def test_main_is_thin_and_every_verb_is_a_module():
     assert [m.__name__.rsplit(".", 1)[-1] for m in main.VERBS] == list(OPTIONS)
     for verb in main.VERBS:
         assert callable(verb.add_parser) and callable(verb.run), verb.__name__
-    assert {p.stem for p in CLI.glob("*.py")} == {"__init__", "main", *OPTIONS}
+    assert {p.stem for p in CLI.glob("*.py")} == {"__init__", "main", "help_format", *OPTIONS}  # (+ how --help is laid out)
 
 
 def test_services_verb_has_no_per_service_printing():

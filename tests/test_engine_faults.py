@@ -133,6 +133,7 @@ name = "dead"
 [storage.remote]
 {data.format(port=free_port())}
 intermediate = ["{tmp_path}/work/tmp"]
+create_dirs = true
 [[workloads]]
 name = "teragen"
 """)

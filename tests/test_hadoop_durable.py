@@ -92,6 +92,7 @@ kind = "hadoop"
 [storage.dev]
 data = ["{d}/data"]
 intermediate = ["{d}/tmp"]
+create_dirs = true
 """
 STUDY = STUDY_HEAD + """
 [[workloads]]

@@ -2,6 +2,7 @@
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -59,7 +60,7 @@ intermediate = {{ dirs = ["{tmp_path}/d2"], split = 2 }}
         assert shuffle["metrics"]["data_mb"] == 8 and (shuffle["metrics"]["map_tasks"], shuffle["metrics"]["reduce_tasks"]) == (2, 4)
     assert h["shuffle"]["details"]["counters"]["Map-Reduce Framework"]["Reduce shuffle bytes"] > 8 << 20
     # local mode: the configuration's intermediate dirs are Hadoop's local dirs
-    assert "d2/tierbench/engines/disk__hadoop/intermediate/dir1" in h["terasort"]["engine_conf"]["mapreduce.cluster.local.dir"]
+    assert re.search(r"d2/tierbench/engines-[0-9a-f]{8}/disk__hadoop/intermediate/dir1", h["terasort"]["engine_conf"]["mapreduce.cluster.local.dir"])
     log = tmp_path / "res" / h["terasort"]["details"]["log"]
     assert "TeraSort" in log.read_text()  # raw log kept with the run
     html = (tmp_path / "res" / "report.html").read_text()

@@ -67,9 +67,12 @@ data = {{ type = "shared", path = "{d}/shared" }}
 
 
 def test_refuses_an_hdfs_directory_it_does_not_own(hdfs, tb):
+    from tierbench.study.identity import new_study_id
+
     d, uri, _ = hdfs
-    assert fs_shell("-mkdir", "-p", f"{uri}/theirs/tierbench/mine").returncode == 0
-    assert fs_shell("-touchz", f"{uri}/theirs/tierbench/mine/precious").returncode == 0
+    mine = f"mine-{new_study_id(d / 'res2')}"  # (the root the study in --out res2 would make: its name and the folder's id)
+    assert fs_shell("-mkdir", "-p", f"{uri}/theirs/tierbench/{mine}").returncode == 0
+    assert fs_shell("-touchz", f"{uri}/theirs/tierbench/{mine}/precious").returncode == 0
     spec = write_spec(d / "own.toml", f"""
 name = "mine"
 [storage.h]
@@ -81,4 +84,4 @@ rows = 1000
 """)
     out = tb("run", spec, "--out", d / "res2")
     assert out.returncode == 2 and "not created by tierbench" in out.stderr
-    assert fs_shell("-test", "-e", f"{uri}/theirs/tierbench/mine/precious").returncode == 0
+    assert fs_shell("-test", "-e", f"{uri}/theirs/tierbench/{mine}/precious").returncode == 0

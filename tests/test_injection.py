@@ -60,7 +60,8 @@ HOSTILE = {
 def spec_with(d: Path, piece: str, engine: str = "", workloads: str = TERA_TOML, intermediate: bool = True):
     data, inter = d / f"data {piece}", d / f"tmp {piece}"
     doc = {"name": "inj", "repeats": 1, "drop_caches": "never", "sampling": {"enabled": False},
-           "storage": {"a": {"data": [str(data)], **({"intermediate": [str(inter)]} if intermediate else {})}}}
+           "storage": {"a": {"data": [str(data)], **({"intermediate": [str(inter)]} if intermediate else {}),
+                             "create_dirs": True}}}  # (a piece with a '/' is a folder in a folder)
     doc.update(tomllib.loads(textwrap.dedent(engine)))
     doc.update(tomllib.loads(workloads))
     return parse_spec(doc, "inj.toml", d)
@@ -242,7 +243,7 @@ def test_a_kill_9_during_a_setup_leaves_none_of_it_running_and_resume_runs_the_s
         assert processes.start_time(sleeper) is not None
         tb.send_signal(signal.SIGKILL)
         tb.wait()
-        assert wait_for(lambda: processes.start_time(sleeper) is None, 5), "the setup's sleep outlived tierbench"
+        assert wait_for(lambda: processes.start_time(sleeper) is None, 30), "the setup's sleep outlived tierbench"
     finally:
         if tb.poll() is None:
             tb.kill()
@@ -260,11 +261,16 @@ def test_a_kill_9_during_a_setup_leaves_none_of_it_running_and_resume_runs_the_s
 
 
 def test_a_setup_command_is_guarded_and_its_children_end_with_its_group(tmp_path):
-    """(processes.run as config_commands runs them: the guard does not outlive the command)"""
-    out = processes.run(["sh", "-c", "echo $$; exit 4"], capture_output=True, text=True, die_with_parent=signal.SIGKILL,
-                        group_dies_with_parent=True)
-    leader = int(out.stdout)
-    assert out.returncode == 4 and not processes.group_members(leader, 0)
+    """(processes.run as config_commands runs them: the supervisor does not outlive the command, whose exit status
+    and output are the run's, a signal's as a shell says it)"""
+    out = processes.run(["sh", "-c", "awk '{print $5}' /proc/$$/stat; sleep 300 >/dev/null 2>&1 & exit 4"], capture_output=True,
+                        text=True, die_with_parent=signal.SIGKILL, group_dies_with_parent=True)
+    group = int(out.stdout)
+    assert out.returncode == 4 and out.stderr == ""
+    processes.end_group(group, 0, grace_s=5)  # (as the caller ends what the command left, the sleep)
+    assert not processes.group_members(group, 0)
+    killed = processes.run(["sh", "-c", "kill -TERM $$"], capture_output=True, text=True, group_dies_with_parent=True)
+    assert killed.returncode == 128 + signal.SIGTERM
 
 
 # -- an ended YARN client's application is killed -----------------------------------------------------------

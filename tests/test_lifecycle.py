@@ -131,6 +131,7 @@ def test_data_dirs_inside_the_results_folder_as_the_quickstart_has_them(tmp_path
         enabled = false
         [storage.one]
         data = ["storage/disk1"]
+        create_dirs = true
         [[workloads]]
         name = "teragen"
         """)), "inside", out)

@@ -48,7 +48,7 @@ def test_readme_has_the_sections_and_the_two_commands_verbatim():
     for command in COMMANDS:
         assert command in text, command
     assert "](docs/report.png)" in text
-    assert "<!-- quickstart-table: re-measured from a fresh clone of the final commit -->" in text
+    assert "<!-- quickstart-table: measured from a fresh clone" in text  # (where its figures come from, said where they stand)
 
 
 def looks_like_hash(word: str) -> bool:
@@ -80,13 +80,17 @@ def test_readme_specs_are_valid():
     """The README's first study parses as a spec, and so does each of its other storage tables inside it."""
     from tierbench.spec import parse_spec
 
+    def anywhere(storage: dict) -> dict:  # (its /mnt/hdd1 is a user's disk: this machine has none to hold it)
+        return {name: {**table, "create_dirs": True} for name, table in storage.items()}
+
     blocks = re.findall(r"```toml\n(.*?)```", README.read_text(), flags=re.S)
     first = tomllib.loads(blocks[0])
-    parse_spec(first, source="README.md")
+    parse_spec({**first, "storage": anywhere(first["storage"])}, source="README.md")
+    on_a_cluster = {**first, "engine": {**first["engine"], "master": "yarn"}}  # (what the README says around them)
     for block in blocks[1:]:
         extra = tomllib.loads(block)
         assert set(extra) == {"storage"}, block
-        parse_spec({**first, "storage": extra["storage"]}, source="README.md")
+        parse_spec({**on_a_cluster, "storage": anywhere(extra["storage"])}, source="README.md")
 
 
 # -- docs/ ----------------------------------------------------------------------------------------------------------

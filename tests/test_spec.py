@@ -125,7 +125,7 @@ def test_missing_and_malformed_spec_files(tmp_path, tb_main):
 
 
 def test_relative_paths_are_taken_from_the_spec_file(tmp_path):
-    raw = {"name": "t", "storage": {"a": {"data": ["rel/dir"]}}, "workloads": [{"name": "teragen"}]}
+    raw = {"name": "t", "storage": {"a": {"data": ["rel/dir"], "create_dirs": True}}, "workloads": [{"name": "teragen"}]}
     spec = parse_spec(raw, "s.toml", base_dir=tmp_path)
     assert spec.config("a").data == (str(tmp_path / "rel" / "dir"),)
 

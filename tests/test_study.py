@@ -4,6 +4,7 @@ import csv
 import io
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -23,9 +24,11 @@ master = "local[2]"
 driver_memory = "1g"
 [storage.one]
 data = ["{d}/disk1/tb"]
+create_dirs = true
 [storage.two]
 data = ["{d}/disk1/tb"]
 intermediate = {{ dirs = ["{d}/disk2/tb-tmp"], split = 2 }}
+create_dirs = true
 [[workloads]]
 name = "dfsio-write"
 files = 2
@@ -86,7 +89,7 @@ def test_study_runs_every_planned_run_and_records_it(study):
         assert r["machine"]["cpu_cores"] == os.cpu_count() and r["tool_version"]
         assert r["wall_s"] > 0 and all(isinstance(v, (int, float)) for v in r["metrics"].values())
     local_dirs = next(r for r in records if r["config"] == "two")["engine_conf"]["spark.local.dir"].split(",")
-    assert len(local_dirs) == 2 and all("/disk2/tb-tmp/tierbench/e2e/two/intermediate/dir" in x for x in local_dirs)
+    assert len(local_dirs) == 2 and all(re.search(r"/disk2/tb-tmp/tierbench/e2e-[0-9a-f]{8}/two/intermediate/dir", x) for x in local_dirs)
     gen = [r for r in records if r["workload"] == "teragen"]
     val = [r for r in records if r["workload"] == "teravalidate"]
     assert {r["details"]["checksum"] for r in gen} == {r["details"]["checksum"] for r in val}  # same rows every time

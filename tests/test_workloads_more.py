@@ -99,7 +99,7 @@ def test_every_workload_ran_ok_on_local_and_hdfs(study):
 
 
 def _text_files(d: Path) -> list[Path]:
-    return sorted(d.glob("disk*/tierbench/more/local/r1/text/part-*.gz"))
+    return sorted(d.glob("disk*/tierbench/more-*/local/r1/text/part-*.gz"))
 
 
 def test_wordcount_output_equals_a_count_made_here(study):
@@ -108,7 +108,7 @@ def test_wordcount_output_equals_a_count_made_here(study):
     for f in _text_files(d):
         words.update(gzip.open(f, "rt").read().split())
     counted = collections.Counter()
-    outputs = sorted(d.glob("disk*/tierbench/more/local/r1/wordcount-output/part-*"))
+    outputs = sorted(d.glob("disk*/tierbench/more-*/local/r1/wordcount-output/part-*"))
     assert len(outputs) == 3  # partitions = 3, dealt over the two data dirs
     for f in outputs:
         for line in f.read_text().splitlines():
@@ -163,7 +163,7 @@ def test_copies_have_the_originals_sizes_and_checksums(study):
     d, by, _ = study
     for v in ("local", "hdfs"):
         written = by[(v, "datawrite")]["details"]
-        copies = sorted(d.glob(f"disk*/tierbench/more/{v}/r1/copy-copy/part-*"))  # to = "local": hdfs copies land here too
+        copies = sorted(d.glob(f"disk*/tierbench/more-*/{v}/r1/copy-copy/part-*"))  # to = "local": hdfs copies land here too
         assert len(copies) == 4
         for f in copies:
             data = f.read_bytes()
@@ -300,13 +300,13 @@ to = "local"
     assert out.returncode == 0, out.stderr[-3000:]
     recs = {(r["variant"], r["label"]): r for r in map(json.loads, (tmp_path / "res" / "runs.jsonl").read_text().splitlines())}
     assert all(r["status"] == "ok" for r in recs.values()), [r["error"] for r in recs.values()]
-    text = "".join(gzip.open(f, "rt").read() for f in sorted((tmp_path / "disk").glob("tierbench/hadoop-text/local/r1/text/part-*.gz")))
+    text = "".join(gzip.open(f, "rt").read() for f in sorted((tmp_path / "disk").glob("tierbench/hadoop-text-*/local/r1/text/part-*.gz")))
     # BYTES_WRITTEN counts keys and values; each line adds a tab and a newline
     assert len(text) == recs[("local", "textgen")]["details"]["bytes_generated"] + 2 * recs[("local", "textgen")]["metrics"]["lines"]
     assert recs[("local", "textgen")]["details"]["bytes_generated"] >= 3 << 20  # RandomTextWriter stops past the size
     words = collections.Counter(text.split())
     counted = collections.Counter()
-    for f in (tmp_path / "disk").glob("tierbench/hadoop-text/local/r1/wordcount-output/part-r-*"):
+    for f in (tmp_path / "disk").glob("tierbench/hadoop-text-*/local/r1/wordcount-output/part-r-*"):
         for line in f.read_text().splitlines():
             w, n = line.split("\t")
             counted[w] += int(n)
@@ -316,9 +316,9 @@ to = "local"
     assert "Hadoop" in recs[("local", "wordcount")]["engine_version"].title()
     # RandomWriter + DistCp: the copies (both land on local disk) are read back here
     for v in ("local", "hdfs"):
-        copies = sorted((tmp_path / "disk").glob(f"tierbench/hadoop-text/{v}/r1/copy-copy/part-m-*"))
+        copies = sorted((tmp_path / "disk").glob(f"tierbench/hadoop-text-*/{v}/r1/copy-copy/part-m-*"))
         assert copies and sum(f.stat().st_size for f in copies) == recs[(v, "datawrite")]["details"]["bytes"] >= 3 << 20
         assert recs[(v, "copy")]["details"]["checked"] == ("1 files: size and CRC-32" if v == "local" else "total bytes")
     written = recs[("local", "datawrite")]["details"]
-    for f in (tmp_path / "disk").glob("tierbench/hadoop-text/local/r1/copy-copy/part-m-*"):
+    for f in (tmp_path / "disk").glob("tierbench/hadoop-text-*/local/r1/copy-copy/part-m-*"):
         assert zlib.crc32(f.read_bytes()) == written["file_crc32"][f.name]

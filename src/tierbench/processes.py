@@ -22,7 +22,6 @@ import time
 from pathlib import Path
 
 _GROUPS: dict[int, int] = {}  # leader pid -> its start time: the groups tierbench started and has not ended
-_GUARDS: dict[int, subprocess.Popen] = {}  # leader pid -> the guard in its group (spawn's group_dies_with_parent)
 _LOCK = threading.Lock()
 PR_SET_PDEATHSIG = 1  # prctl(2)
 
@@ -96,20 +95,12 @@ def end_group(leader: int, leader_start: int | None = None, grace_s: float = 5.0
     """SIGTERM to every member of the group, then SIGKILL to what is left after grace_s."""
     with _LOCK:
         leader_start = _GROUPS.pop(leader, leader_start)
-        guard = _GUARDS.pop(leader, None)
-    try:
-        if leader_start is None or not _signal_group(leader, leader_start, signal.SIGTERM):
-            return
-        deadline = time.monotonic() + grace_s
-        while time.monotonic() < deadline and group_members(leader, leader_start):
-            time.sleep(0.05)
-        _signal_group(leader, leader_start, signal.SIGKILL)
-    finally:
-        if guard is not None:  # (reaped: it was of the group)
-            try:
-                guard.wait(timeout=grace_s)
-            except subprocess.TimeoutExpired:
-                pass
+    if leader_start is None or not _signal_group(leader, leader_start, signal.SIGTERM):
+        return
+    deadline = time.monotonic() + grace_s
+    while time.monotonic() < deadline and group_members(leader, leader_start):
+        time.sleep(0.05)
+    _signal_group(leader, leader_start, signal.SIGKILL)
 
 
 def spawn(cmd: list[str], die_with_parent: int | None = None, group_dies_with_parent: bool = False,
@@ -121,9 +112,13 @@ def spawn(cmd: list[str], die_with_parent: int | None = None, group_dies_with_pa
     `die_with_parent`: the signal the child gets when tierbench dies without ending it (SIGKILL gives no chance to
     end_all: an engine's job JVM left running, parent 1, in a study's dirs and memory group, was seen after one).
     `group_dies_with_parent`: the child's children too (a user's `sh -c` forks what it runs; the parent-death signal
-    reaches the shell alone): a guard process joins the group and kills all of it when tierbench dies (_guard)."""
-    if die_with_parent is not None:
-        parent = os.getpid()
+    reaches the shell alone): the command runs under a supervisor, the group's leader, that kills all of the group
+    when tierbench dies (_SUPERVISOR); the Popen is the supervisor's, its exit status the command's."""
+    parent = os.getpid()
+    if group_dies_with_parent:
+        cmd = [sys.executable, "-I", "-S", "-c", _SUPERVISOR, str(parent), *cmd]
+        kwargs["preexec_fn"] = _supervisor_before_exec(parent)
+    elif die_with_parent is not None:
         kwargs["preexec_fn"] = lambda: _set_parent_death_signal(die_with_parent, parent)
     proc = subprocess.Popen(cmd, process_group=0, **kwargs)
     fields = _stat_fields(proc.pid)  # (a zombie's too: a child that ended at once may have left its group running)
@@ -131,41 +126,35 @@ def spawn(cmd: list[str], die_with_parent: int | None = None, group_dies_with_pa
     if started is not None:
         with _LOCK:
             _GROUPS[proc.pid] = started
-    if group_dies_with_parent:
-        _guard(proc.pid)
     return proc
 
 
-# The guard: waits in the group for the parent-death signal, then kills the whole group. SIGUSR2 is blocked from
-# before its exec until its handler is set, so that a tierbench killed meanwhile is still seen (pending, then
-# handled); a parent already gone when it starts is seen by its parent pid.
+# The supervisor: the group's leader, which starts the command in its group only once it listens for tierbench's
+# death, so that no moment exists in which the command runs unguarded (a guard that joined the group after the
+# command had started left, after a kill -9 in between, the command's children running: seen in CI). SIGUSR2, the
+# parent-death signal, is blocked from before its exec until its handler is set, so that a tierbench killed meanwhile
+# is still seen (pending, then handled); a parent already gone when it starts is seen by its parent pid. A command
+# ended by a signal gives 128 + the signal, as a shell says it.
 GUARD_SIGNAL = signal.SIGUSR2
-_GUARD = """import os, signal, sys
+_SUPERVISOR = """import os, signal, subprocess, sys
 signal.signal(signal.SIGUSR2, lambda *_: os.killpg(0, signal.SIGKILL))
 signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGUSR2])
 if os.getppid() != int(sys.argv[1]):
     os.killpg(0, signal.SIGKILL)
-while True:
-    signal.pause()
+try:
+    code = subprocess.call(sys.argv[2:])
+except OSError as e:
+    print(f"{sys.argv[2]}: {e.strerror}", file=sys.stderr)
+    code = 127
+sys.exit(code if code >= 0 else 128 - code)
 """
 
 
-def _guard(leader: int) -> None:
-    """A guard in the group of `leader` (ended with the group by end_group, SIGTERM)."""
-    parent = os.getpid()
-
+def _supervisor_before_exec(parent: int):
     def before_exec():
-        signal.pthread_sigmask(signal.SIG_SETMASK, [GUARD_SIGNAL])  # (only it: SIGTERM ends the guard)
+        signal.pthread_sigmask(signal.SIG_SETMASK, [GUARD_SIGNAL])  # (only it: SIGTERM ends the supervisor)
         _set_parent_death_signal(GUARD_SIGNAL, parent)
-
-    try:
-        guard = subprocess.Popen([sys.executable, "-I", "-S", "-c", _GUARD, str(parent)], process_group=leader,
-                                 preexec_fn=before_exec, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                 stderr=subprocess.DEVNULL)
-        with _LOCK:
-            _GUARDS[leader] = guard
-    except (OSError, subprocess.SubprocessError):  # (the group is gone already: the command ended, nothing to guard)
-        pass
+    return before_exec
 
 
 def _set_parent_death_signal(sig: int, parent: int | None = None) -> None:

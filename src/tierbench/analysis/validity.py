@@ -201,6 +201,24 @@ def shared_fs_lines(spec: dict, storage_map: dict) -> list[str]:
     return lines
 
 
+def root_fs_lines(spec: dict, storage_map: dict) -> list[str]:
+    """A configuration's data on the root file system while another's is on a mount of its own: the sign of a disk
+    that was not mounted (its empty mount point holds the data, on the root disk) -- said, not refused."""
+    dirs, mounts, local = storage_map.get("dirs", {}), {}, {}
+    for c in spec["storage"]:
+        local[c["name"]] = storage_type(c.get("data_type", "local")).local_dirs(tuple(c["data"]))
+        points = {(dirs.get(d, {}).get("mount") or {}).get("mount_point") for d in local[c["name"]]} - {None}
+        if points:
+            mounts[c["name"]] = points
+    elsewhere = sorted(name for name, points in mounts.items() if "/" not in points)
+    if not elsewhere:
+        return []
+    others = ", ".join(sorted({p for name in elsewhere for p in mounts[name]}))
+    return [f"storage {name}: its data ({', '.join(local[name])}) is on the root file system (/), while "
+            f"{', '.join(elsewhere)}'s is on {others}: if a disk should be mounted there, it is not"
+            for name, points in mounts.items() if "/" in points]
+
+
 def durability_lines(spec: dict, records: list[StoredRun]) -> list[str]:
     """What the runs' writes were timed to, and what durable mode could not sync."""
     if spec.get("durability", "engine") != "durable":
@@ -212,4 +230,5 @@ def durability_lines(spec: dict, records: list[StoredRun]) -> list[str]:
 
 def study_lines(spec: dict, machine: dict, storage_map: dict) -> list[str]:
     """Every warning about what the study's figures measure that is known before it runs."""
-    return same_device_lines(spec, storage_map) + shared_fs_lines(spec, storage_map) + working_set_lines(spec, machine)
+    return (same_device_lines(spec, storage_map) + shared_fs_lines(spec, storage_map) + root_fs_lines(spec, storage_map)
+            + working_set_lines(spec, machine))

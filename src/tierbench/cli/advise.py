@@ -1,38 +1,44 @@
 """tierbench advise: which tier for data and intermediate data, the SSD's split and size, which knob -- with numbers."""
 
-import argparse
 import json
 
 from ..errors import UserError
 from ..units import parse_size
 
 
+DESCRIPTION = """\
+From a study's runs and the what-if model (tierbench predict), for one cluster shape (--hardware; default:
+the scale model's target, else the SanDisk 2014 cluster of 6 nodes x 2 drives): the jobs predicted on all-HDD,
+HDD + one SSD per node for intermediate data, and all-SSD; how to split an SSD into directories beside HDDs so
+that round-robin loads each by its speed; the SSD space intermediate data needs per node at --size; and what
+each swept knob did, measured. With --cloud: which instance type, storage and node count to pick per job."""
+
+EPILOG = """\
+examples:
+  tierbench advise tierbench-results/quickstart
+  tierbench advise tierbench-results/quickstart --hardware sandisk-all-hdd --size 10TB --json
+  tierbench advise tierbench-results/quickstart --cloud aws --size 1TB --nodes 4..32"""
+
+
 def add_parser(subparsers):
-    c = subparsers.add_parser(
-        "advise", help="which tier for data and for intermediate data, SSD split and size, which knob: with the numbers",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        description="From a study's runs and the what-if model (tierbench predict): the jobs predicted on one "
-                    "cluster shape (--hardware; default the scale model's target when the study has a [scale] "
-                    "table, else the SanDisk 2014 cluster: 6 nodes x 2 drives) as all-HDD, HDD + one SSD per node "
-                    "for intermediate data, and all-SSD; the directories to split an SSD into beside HDDs so "
-                    "round-robin loads each by its speed; the SSD space intermediate data needs per node (measured "
-                    "intermediate bytes at --size); and what each swept knob did, measured.",
-        epilog="examples:\n"
-               "  tierbench advise tierbench-results/quickstart\n"
-               "  tierbench advise RESULTS --hardware my-cluster.toml --size 10TB --json\n"
-               "  tierbench advise RESULTS --cloud aws --size 1TB --nodes 4..32")
-    c.add_argument("results", nargs="+", help="a study's results directory, or several of one machine")
-    c.add_argument("--hardware", metavar="HW.toml", help="the cluster shape (a file or a shipped name; default: "
-                   "the scale model's target, [scale] target in the spec, when it is a shipped one, else "
-                   "sandisk-all-hdd): its nodes, cores, network and drive count are kept, its drives are varied")
-    c.add_argument("--size", help="the data size to advise for, e.g. 1TB (default: the scale model's target size, "
-                   "[scale] size in the spec, when the study has one; else the largest measured)")
-    c.add_argument("--cloud", action="append", default=[], metavar="CLOUD",
-                   help="instead: which instance type, storage (local NVMe, a volume, the object store) and node count "
-                        "of this cloud to pick per job (aws, gcp, azure; repeat for several; docs/cloud.md)")
-    c.add_argument("--cloud-catalog", metavar="FILE", help="with --cloud: your own cloud catalog over the shipped one")
-    c.add_argument("--nodes", help="with --cloud: node counts to try, 8, 4,8,16 or 4..32 (the default)")
+    c = subparsers.add_parser("advise", help="which tier for data and shuffle, SSD split and size",
+                              description=DESCRIPTION, epilog=EPILOG)
+    c.add_argument("results", nargs="+", help="a study's results folder, or several of one machine")
     c.add_argument("--json", action="store_true", help="print JSON")
+    cluster = c.add_argument_group("your cluster")
+    cluster.add_argument("--hardware", metavar="HW.toml", help="the cluster shape (a file or a shipped name; "
+                         "default: the scale model's target, [scale] target in the spec, when it is a shipped one, "
+                         "else sandisk-all-hdd): its nodes, cores, network and drive count are kept, its drives "
+                         "are varied")
+    cluster.add_argument("--size", help="the data size to advise for, e.g. 1TB (default: the scale model's target "
+                         "size, [scale] size in the spec, when the study has one; else the largest measured)")
+    cloud = c.add_argument_group("a cloud instead")
+    cloud.add_argument("--cloud", action="append", default=[], metavar="CLOUD",
+                       help="which instance type, storage (local NVMe, a volume, the object store) and node count "
+                            "of this cloud to pick per job (aws, gcp, azure; repeat for several; docs/cloud.md)")
+    cloud.add_argument("--cloud-catalog", metavar="FILE", help="your own cloud catalog (prices, instance types) "
+                       "over the shipped one")
+    cloud.add_argument("--nodes", help="node counts to try: 8, a list 4,8,16 or a range 4..32 (the default)")
     return c
 
 

@@ -5,23 +5,27 @@ import json
 ICONS = {"pass": "✓", "warn": "⚠", "fail": "✗", "n/a": "·"}
 
 
+DESCRIPTION = """\
+Checks what the published Hadoop/Spark storage studies set on their nodes: vm.swappiness, transparent huge
+pages, the open-file limit, the CPU governor, noatime on the data mounts, the data devices' IO scheduler,
+readahead and 4K alignment, and (when a study moves data between hosts) NIC speed and MTU. With a SPEC: its data
+and intermediate directories, here and on every [cluster] node (over ssh). Nothing is changed: each check says
+pass, warn or fail with the value found and its fix (n/a: not reported). A study runs the same check when it
+starts and shows it in its report. Exit status 1 when a check fails."""
+
+EPILOG = """\
+examples:
+  tierbench check                       # this machine, the current folder's mount
+  tierbench check examples/quick.toml   # the study's dirs, here and on its nodes
+  tierbench check --dir /data/1 --dir /data/2 --json"""
+
+
 def add_parser(subparsers):
-    p = subparsers.add_parser(
-        "check", help="check each node's OS settings against the studies' advice (swappiness, noatime, ...)",
-        description="Checks what the Hadoop/Spark storage studies set on their nodes: vm.swappiness, transparent huge "
-                    "pages, the open-file limit, the CPU governor, noatime on the data mounts, the IO scheduler and "
-                    "readahead of the data devices, 4K partition alignment, and (when the study moves data between "
-                    "hosts) NIC speed and MTU. With a SPEC: its data and intermediate directories, on this machine and "
-                    "on every [cluster] node (over ssh, as the node agent logs in). Nothing is changed: each check says "
-                    "pass, warn or fail with the value found and the fix (n/a: the node does not report it). A study "
-                    "runs the same check when it starts, stores it with its results and shows it in the report. "
-                    "Exit status 1 when a check fails.",
-        epilog="examples:\n  tierbench check                      this machine (and the current directory's mount)\n"
-               "  tierbench check examples/quick.toml  the study's dirs here and on its [cluster] nodes\n"
-               "  tierbench check --dir /data/1 --dir /data/2 --json",
-        formatter_class=__import__("argparse").RawDescriptionHelpFormatter)
+    p = subparsers.add_parser("check", help="check each node's OS settings against the studies' advice",
+                              description=DESCRIPTION, epilog=EPILOG)
     p.add_argument("spec", nargs="?", help="study spec (TOML): check its directories and nodes")
-    p.add_argument("--dir", action="append", default=[], metavar="DIR", help="a directory to check (repeatable; without SPEC)")
+    p.add_argument("--dir", action="append", default=[], metavar="DIR", help="a directory to check (repeatable; "
+                   "without SPEC)")
     p.add_argument("--json", action="store_true", help="print the checks as JSON")
     return p
 

@@ -12,35 +12,32 @@ from ..errors import UserError
 DEFAULT_OUT = "tierbench-compare"
 
 DESCRIPTION = """\
-Compare the results folders of studies of the same spec -- the same study run on the old and the new cluster, with
-the old and the new Spark, kernel or SSD firmware. The first folder is the baseline. Each job (configuration and
-workload; each swept variant too) that every study ran is compared as the report compares configurations: the
-median runtimes, their ratio (study / baseline) with its interval, and Welch's t-test (p < 0.05: "faster" or
-"slower", else "not significant"); so are its phases (the engine's stages) and SQL queries, where recorded. What
-the runs recorded of their machines and versions is listed where the studies differ.
+Compare studies of one spec: the same study run on the old and the new cluster, Spark, kernel or
+SSD firmware. The first folder is the baseline (A). Per job (configuration and workload) every
+study ran: the median runtimes and their ratio, Welch's t-test of the means, and its 95% interval
+of their ratio; p < 0.05 (an interval without 1.00) is "faster" or "slower", else "not
+significant". Phases and SQL queries are compared too, where recorded. Machine and version
+differences are listed; studies of different specs are refused, naming the fields (--allow).
+Writes report.html, report.md and report.json to --out and prints a summary."""
 
-Studies of different specs (study.json's fingerprint) are refused, naming the fields that differ; --allow accepts
-them. The comparison is written to --out as report.html, report.md (a side-by-side chart, every table) and
-report.json, and summarised on the terminal."""
-
-EPILOG = """\
+EPILOG = f"""\
 examples:
-  tierbench compare results-old-cluster results-new-cluster
-  tierbench compare base rerun slow --out /tmp/cmp          # B and C each against A
-  tierbench compare old new --allow engines.spark.master    # a spec field that differs, accepted
-  tierbench compare main-nightly pr-run --fail-if-slower 5% # CI gate: exit 1 when a job is >5% slower (significant)
+  tierbench compare base rerun slow --out /tmp/cmp         # B and C each against A
+  tierbench compare old new --allow engines.spark.master   # a differing spec field, accepted
+  tierbench compare nightly pr-run --fail-if-slower 5%     # CI: exit 1 if a job is >5% slower
 
-exit status: 0 compared (and no job failed the gate); 1 --fail-if-slower: some job significantly slower by more
-than the threshold (listed); 2 an error (not a results folder, fewer than two, different specs, nothing matched)."""
+--out defaults to ./{DEFAULT_OUT}/<A>-vs-<B>, named after the results folders.
+
+exit status: 0 compared (no job failed the gate); 1 --fail-if-slower: a job significantly
+slower by more than the threshold (listed); 2 an error (not a results folder, fewer than two,
+different specs, nothing matched)."""
 
 
 def add_parser(subparsers):
-    c = subparsers.add_parser("compare", help="compare studies of one spec (e.g. two clusters): faster, slower or not "
-                              "significant, per job; a CI gate with --fail-if-slower", description=DESCRIPTION,
+    c = subparsers.add_parser("compare", help="the same spec on two clusters: faster, slower or no change", description=DESCRIPTION,
                               epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     c.add_argument("dirs", nargs="+", metavar="DIR", help="results folders of the same spec; the first is the baseline")
-    c.add_argument("--out", help=f"folder for report.html, report.md and report.json (default: ./{DEFAULT_OUT}/"
-                   "<A>-vs-<B>..., the folders' names)")
+    c.add_argument("--out", help="folder for report.html, report.md and report.json (default: below)")
     c.add_argument("--allow", action="append", default=[], metavar="FIELD[,FIELD]",
                    help="accept these differing spec fields (as the refusal names them, e.g. engines.spark.master, or "
                         "a table holding them, e.g. engines)")
@@ -100,17 +97,21 @@ def print_summary(cmp, paths: list[Path]) -> None:
 
     for lab, s in zip(cmp.labels, cmp.studies):
         print(f"{lab} = {s.path} ({s.study.name}, {len(s.runs)} runs{', the baseline' if lab == cmp.labels[0] else ''})")
-    head = ["job", "study", f"{cmp.labels[0]} median", "median", "ratio", "interval", "p", "verdict"]
+    # (with one study compared its median is named after it; with several, each row's study is in its own column)
+    theirs = f"{cmp.labels[1]} median" if len(cmp.labels) == 2 else "study's median"
+    head = ["job", "study", f"{cmp.labels[0]} median", theirs, "median ratio", "mean ratio 95% CI", "Welch p", "verdict"]
     rows = [[d.job, d.study, f"{d.base_median:.3g} s", f"{d.median:.3g} s", f"{d.ratio:.2f}x", interval_text(d),
              p_text(d.comparison.p_value), ratio_words(d)] for d in cmp.jobs]
     print()
     print_table(head, rows)
+    print(f"\n{INTERVAL_LEGEND}")
     parts = [d for d in (*cmp.phases, *cmp.queries) if d.verdict in ("faster", "slower")]
     hidden = len(cmp.phases) + len(cmp.queries) - len(parts)
     if parts:
         print("\nphases and queries that changed (significant):")
-        print_table(["job", "phase or query", "study", "ratio", "p", "verdict"],
-                    [[d.job, d.part, d.study, f"{d.ratio:.2f}x", p_text(d.comparison.p_value), ratio_words(d)] for d in parts])
+        print_table(["job", "phase or query", "study", "median ratio", "mean ratio 95% CI", "Welch p", "verdict"],
+                    [[d.job, d.part, d.study, f"{d.ratio:.2f}x", interval_text(d), p_text(d.comparison.p_value),
+                      ratio_words(d)] for d in parts])
     if hidden:
         print(f"\n{hidden} phase or query comparison(s) not significant (or too few runs): in the document")
     print()
@@ -123,6 +124,12 @@ def print_summary(cmp, paths: list[Path]) -> None:
     for line in (*cmp.unmatched, *cmp.notes):
         print(f"not compared: {line}")
     print(f"\ncomparison: {paths[0].resolve()}\n            {paths[1].resolve()}\n            {paths[2].resolve()}")
+
+
+# under the table: what its interval is, so that it is never read as the median ratio's (see report/comparison.py)
+INTERVAL_LEGEND = ("median ratio: the study's median runtime / the baseline's. mean ratio 95% CI: Welch's interval of\n"
+                   "the ratio of mean runtimes, from the test that gives p and the verdict: it excludes 1.00 exactly\n"
+                   "when p < 0.05.")
 
 
 def print_table(head: list[str], rows: list[list[str]]) -> None:

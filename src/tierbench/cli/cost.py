@@ -1,30 +1,38 @@
 """tierbench cost: cost per job for a runtime and a price, or a published cost table recomputed."""
 
-import argparse
 import json
 
 from .. import bounds
 from ..errors import UserError
 
 
+DESCRIPTION = """\
+What-if pricing without running anything, with the published studies' formulas (the price: hardware only):
+  jobs/day = 86400 / runtime in seconds x utilisation
+  jobs in N years = jobs/day x 365 x N;  $/job = price / jobs in N years
+--reference recomputes a published cost table from its runtimes and prices and checks every figure."""
+
+EPILOG = """\
+examples:
+  tierbench cost --runtime-s 11589 --price-usd 37561   # $4.60 per job over 3 years
+  tierbench cost --runtime-s 485 --price-usd 46567 --years 5 --json
+  tierbench cost --reference sandisk_testdfsio_2014    # a published table, recomputed"""
+
+
 def add_parser(subparsers):
-    c = subparsers.add_parser("cost", help="cost per job for a runtime and a price, or recompute a published cost table",
-                              formatter_class=argparse.RawDescriptionHelpFormatter,
-                              description="What-if pricing without running anything, with the studies' formulas:\n"
-                                          "  jobs/day = 86400 / runtime_s x utilisation; jobs in N years = jobs/day x 365 x N;\n"
-                                          "  $/job = price / jobs in N years.",
-                              epilog="examples:\n"
-                                     "  tierbench cost --runtime-s 11589 --price-usd 37561\n"
-                                     "  tierbench cost --runtime-s 485 --price-usd 46567 --years 5 --json\n"
-                                     "  tierbench cost --reference sandisk_testdfsio_2014")
+    c = subparsers.add_parser("cost", help="$/job for a runtime and a price, or a published table",
+                              description=DESCRIPTION, epilog=EPILOG)
     # the numbers are read by bounds.named, not argparse's float: one line for "abc", and nan/inf refused
-    c.add_argument("--runtime-s", help=f"one job's runtime in seconds ({bounds.RUNTIME_S.text()})")
-    c.add_argument("--price-usd", help=f"the configuration's price in USD ({bounds.PRICE_USD.text()})")
-    c.add_argument("--years", default=3, help=f"period of use in years (default: 3; {bounds.YEARS.text()})")
-    c.add_argument("--utilisation", default=1.0, help="share of the period spent running the job (default: 1; "
-                   f"{bounds.UTILISATION.text()})")
-    c.add_argument("--reference", metavar="[FILE#]SECTION", help="recompute a published table: a SECTION of the studies' tables "
-                   "shipped with tierbench (sandisk_testdfsio_2014, sandisk_terasort_2014), or FILE#SECTION of your own file")
+    c.add_argument("--runtime-s", metavar="SECONDS", help=f"one job's runtime, seconds ({bounds.RUNTIME_S.text()})")
+    c.add_argument("--price-usd", metavar="USD", help="the configuration's price, USD (hardware; "
+                   f"{bounds.PRICE_USD.text()})")
+    c.add_argument("--years", metavar="YEARS", default=3, help="period of use, years (default: 3; "
+                   f"{bounds.YEARS.text()})")
+    c.add_argument("--utilisation", metavar="SHARE", default=1.0, help="share of the period spent running the job, "
+                   f"0-1 (default: 1; {bounds.UTILISATION.text()})")
+    c.add_argument("--reference", metavar="[FILE#]SECTION", help="recompute a published table: a SECTION of the "
+                   "studies' tables shipped with tierbench (sandisk_testdfsio_2014, sandisk_terasort_2014), or "
+                   "FILE#SECTION of your own file")
     c.add_argument("--json", action="store_true", help="print JSON instead of a table")
     return c
 

@@ -1,48 +1,51 @@
 """tierbench emulate up|down|status: devices of a known shape (HDD, SATA SSD, NVMe) on this machine, as root."""
 
-import argparse
-
 from ..errors import UserError
 
 
+DESCRIPTION = """\
+An emulated device is a loop device on a sparse file (ext4, mounted under tierbench's cache folder) throttled
+to a profile's MB/s and IOPS by cgroup v1 blkio limits. Put a study's directories on its mount point to compare
+HDD, hybrid and SSD configurations on one machine. Needs root and the cgroup v1 blkio controller. Profiles are
+data-sheet figures scaled by one factor to this machine's disk, so their ratios hold. More: docs/emulation.md.
+
+profiles (before scaling):
+  hdd       7,200 rpm HDD: ~200 MB/s, ~180 IOPS
+  sata-ssd  SATA SSD: ~540/500 MB/s read/write, 90K/60K IOPS
+  nvme      NVMe SSD: ~3,500/3,000 MB/s read/write, 500K/400K IOPS
+  custom    your figures: --read-mb-s, --write-mb-s, --read-iops, --write-iops"""
+
+EPILOG = """\
+examples:
+  tierbench emulate up hdd1 --profile hdd --size 8GB   # prints its mount point
+  tierbench emulate status                             # each device and its mount point
+  tierbench emulate down hdd1
+
+Writes left in the page cache are memory until written back: keep a study's durability = "durable" (the
+default). One tierbench at a time makes or removes a device. `down` also removes a half-made one (an `up` that
+was killed); `status` and `up` clear limits of tierbench's that a device no longer holds, and name others'
+limits, untouched."""
+
+
 def add_parser(subparsers):
-    e = subparsers.add_parser(
-        "emulate", help="make, remove or show emulated devices (up, down, status: an HDD, a SATA SSD, an NVMe SSD) on this "
-                   "machine (root)",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        description="An emulated device is a loop device on a sparse file, ext4, mounted noatime under tierbench's "
-                    "cache dir, throttled to a profile (sequential MB/s and IOPS, read and write) by cgroup-v1 blkio limits "
-                    "on the device (in the root group, so the kernel's writeback meets them too). A study whose "
-                    "directories lie on emulated devices places its engine where the limits hold, so "
-                    "one machine can compare an HDD, a hybrid and an SSD configuration as the published studies did. "
-                    "Profiles are data-sheet figures scaled by one factor to this machine's disk (ratios hold). "
-                    "Writes left in the page cache are memory until written back: keep durability = \"durable\" (the default). "
-                    "--backing memory puts the device's image on a tmpfs of its own instead of this machine's disk, so "
-                    "figures faster than the disk hold (a scale model's drives are memory-backed where they fit).\n\n"
-                    "profiles:\n"
-                    "  hdd       7,200 rpm HDD: ~200 MB/s, ~180 IOPS (before scaling)\n"
-                    "  sata-ssd  SATA SSD: ~540/500 MB/s, 90K/60K IOPS\n"
-                    "  nvme      NVMe SSD: ~3,500/3,000 MB/s, 500K/400K IOPS\n"
-                    "  custom    your figures: --read-mb-s, --write-mb-s, --read-iops, --write-iops (not scaled)",
-        epilog="examples:\n"
-               "  tierbench emulate up hdd1 --profile hdd --size 8GB\n"
-               "  tierbench emulate up ssd1 --profile sata-ssd --size 8GB\n"
-               "  tierbench emulate status              (then point a spec's dirs at the mount points it prints)\n"
-               "  tierbench emulate down hdd1\n\n"
-               "One tierbench at a time makes or removes a device (a second one refuses). A device is recorded before "
-               "anything of it is attached, so `down` removes a half-made one too (an `up` that was killed). Every "
-               "limit tierbench writes is recorded; `status` and `up` clear those a device no longer holds, and name "
-               "limits tierbench did not write, untouched.")
-    e.add_argument("action", choices=("up", "down", "status"))
+    e = subparsers.add_parser("emulate", help="make, remove or list emulated HDDs and SSDs (root)",
+                              description=DESCRIPTION, epilog=EPILOG)
+    e.add_argument("action", choices=("up", "down", "status"), help="up: make a device; down: remove it; status: "
+                   "list them")
     e.add_argument("name", nargs="?", help="the device's name (up, down)")
     e.add_argument("--profile", default="hdd", help="hdd, sata-ssd, nvme or custom (default: hdd)")
-    e.add_argument("--size", default="8GB", help="the device's size (a sparse file: disk space is taken as written)")
+    e.add_argument("--size", default="8GB", help="the device's size, e.g. 8GB (default: 8GB; a sparse file: disk "
+                   "space is taken as data is written)")
     e.add_argument("--backing", choices=("disk", "memory"), default="disk",
-                   help="what the image lies on: this machine's disk (default) or memory (a tmpfs; at most half of "
-                        "this machine's memory for all memory-backed devices together)")
-    e.add_argument("--no-check", action="store_true", help="up: skip the fio check on the device (about 10 s)")
-    for flag in ("read-mb-s", "write-mb-s", "read-iops", "write-iops"):  # (read as text: bounds.py checks them)
-        e.add_argument(f"--{flag}", help="custom profile: " + flag.replace("-", " "))
+                   help="what the image lies on: this machine's disk (default) or memory (a tmpfs: figures faster "
+                        "than the disk hold; at most half of the memory for all memory-backed devices together)")
+    e.add_argument("--no-check", action="store_true", help="up: skip the fio check of the device (about 10 seconds)")
+    custom = e.add_argument_group("--profile custom (all four; not scaled)")
+    for flag, unit, what in (("read-mb-s", "MB/S", "read speed, MB/s (e.g. 200)"),
+                             ("write-mb-s", "MB/S", "write speed, MB/s (e.g. 180)"),
+                             ("read-iops", "IOPS", "read operations per second (e.g. 180)"),
+                             ("write-iops", "IOPS", "write operations per second (e.g. 160)")):
+        custom.add_argument(f"--{flag}", metavar=unit, help=what)  # (read as text: bounds.py checks them)
     return e
 
 

@@ -10,46 +10,36 @@ import sys
 
 from .. import __version__, processes
 from ..errors import UserError
-from . import advise, check, compare, cost, emulate, predict, probe, quickstart, report, results, run, services, workloads
+from . import (advise, check, compare, cost, emulate, help_format, predict, probe, quickstart, report, results, run,
+               services, workloads)
 
 VERBS = (run, quickstart, report, results, compare, workloads, probe, check, predict, advise, services, emulate, cost)  # in the order --help lists them
 
+DESCRIPTION = """\
+Which storage should your Spark/Hadoop cluster run on, and what does each choice cost per job? tierbench runs
+the standard storage benchmarks (TestDFSIO, TeraGen, TeraSort, SQL queries) on real engines (Spark, or Hadoop's
+own jars locally or on YARN) against each storage configuration of a study, repeats them, records every run and
+writes a report: runtimes with their statistics, IO profiles, $/job and charts.
+
+Start with `tierbench quickstart`, then your own study with `tierbench run SPEC`. Each command's options and
+examples: tierbench COMMAND --help."""
+
 EPILOG = """\
 examples:
-  tierbench quickstart                         the SanDisk TeraSort study scaled to this machine, with a report
-  tierbench run examples/quick.toml            run your own study (results in ./tierbench-results/<name>)
-  tierbench run study.toml --resume            continue a study that was interrupted
-  tierbench report tierbench-results/quick     re-render the report from stored results, offline
-  tierbench results tierbench-results/quick --format csv > runs.csv
-  tierbench compare old-cluster new-cluster --fail-if-slower 5%   same spec, two clusters: faster/slower per job
-  tierbench workloads                          what can run, with parameters and metrics
-  tierbench probe study.toml                   measure the study's devices with fio (ceilings for the report)
-  tierbench check study.toml                   the studies' OS advice (swappiness, noatime, ...) on every node
-  tierbench predict tierbench-results/quick --hardware sandisk-all-ssd --size 1TB
-                                               runtimes and $/job on hardware you don't own (what-if model)
-  tierbench advise tierbench-results/quick     which tier for data and shuffle, SSD split and size, with numbers
-  tierbench cost --runtime-s 11589 --price-usd 37561    $/job over 3 years, without running anything
-  tierbench services up yarn                   an embedded YARN on 127.0.0.1 for the hadoop engine
-  tierbench emulate up hdd1 --profile hdd      an HDD-shaped device on this machine (root), for a study's dirs
+  tierbench quickstart                                    # HDD vs. SSD, about 6 minutes
+  tierbench run examples/quick.toml --out results/quick   # your own study: a spec file
+  tierbench predict tierbench-results/quickstart --hardware sandisk-all-ssd --size 1TB
 
-docs: README.md, docs/spec.md (study spec, engines, cost), docs/results.md (record schema, metrics, IO profile),
-      docs/model.md and docs/hardware.md (the what-if model, hardware descriptions, the drive catalog)
-"""
+docs: README.md, docs/README.md (every page), docs/cli.md (every command)"""
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(
-        prog="tierbench",
-        description="Which storage should your Spark/Hadoop cluster run on, and what does each choice cost per job? "
-                    "tierbench runs the standard storage benchmarks (TestDFSIO, TeraGen/TeraSort/TeraValidate) on real "
-                    "engines (Spark, or Hadoop's own jars locally or on YARN) against each storage configuration of a "
-                    "study, repeats them, samples the devices, records every run and writes a report with statistics, "
-                    "IO profiles, cost per job and charts.",
-        epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p = argparse.ArgumentParser(prog="tierbench", description=DESCRIPTION, epilog=EPILOG)
     p.add_argument("--version", action="version", version=f"tierbench {__version__}")
     sub = p.add_subparsers(dest="verb", metavar="COMMAND")
     for verb in VERBS:
         verb.add_parser(sub).set_defaults(run_verb=verb.run)
+    help_format.use_everywhere(p)  # every --help at most 100 columns, whatever the terminal
     return p
 
 

@@ -1,6 +1,5 @@
 """tierbench predict: a study's measured runs -> runtimes and $/job on hardware you don't own, at the size you care about."""
 
-import argparse
 import json
 
 from .. import bounds
@@ -10,54 +9,51 @@ from ..units import format_size
 MAX_NODE_COUNTS = 64  # --nodes values at once: what a reader of predictions.json can take, with room to spare
 
 
+DESCRIPTION = """\
+A bottleneck model of a study's stored runs (per phase: bytes per data role, request sizes, CPU, tasks; a phase
+takes its slowest resource's time), calibrated on the configurations whose devices have known speeds. It first
+reproduces what was measured (each configuration from the others, the largest size from the smaller ones: the
+error estimate), then predicts each job on each --hardware or --cloud option. The result is printed and stored
+beside the runs (predictions.json: the report shows it). The model and where it fails: docs/model.md."""
+
+EPILOG = """\
+examples:
+  tierbench predict tierbench-results/quickstart --hardware sandisk-all-ssd --size 1TB
+  tierbench predict tierbench-results/quickstart --cloud aws --size 1TB --nodes 4..32
+  tierbench predict tierbench-results/quickstart --published   # SanDisk's studies"""
+
+
 def add_parser(subparsers):
-    c = subparsers.add_parser(
-        "predict", help="predict runtimes and $/job on hardware you don't own, at the size you care about",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-        description="From a study's stored runs: each run's profile (per phase: bytes per data role, request sizes, "
-                    "CPU, tasks), a bottleneck model (a phase takes its slowest resource's time -- CPU, each pool of "
-                    "drives, network -- with waves of tasks), calibrated on the configurations whose devices have "
-                    "known speeds (emulated, or probed with fio). It first reproduces what was measured (each "
-                    "configuration from the others; the largest size from smaller ones: the error estimate), then "
-                    "predicts each job on each --hardware. The result is printed, stored beside the study's runs "
-                    "(predictions.json: the report shows it) and, with --json, printed as JSON. docs/model.md has the model and where it fails; "
-                    "docs/hardware.md the hardware description.",
-        epilog="examples:\n"
-               "  tierbench predict tierbench-results/quickstart --hardware sandisk-all-ssd\n"
-               "  tierbench predict RESULTS --hardware hdd.toml --hardware ssd.toml --size 1TB --nodes 8\n"
-               "  tierbench predict RESULTS --hardware ssd.toml --calibrate ssd --json > predictions.json\n"
-               "  tierbench predict sort-1GB sort-4GB sort-16GB --hardware sandisk-all-hdd --size 1TB\n"
-               "  tierbench predict RESULTS --cloud aws --cloud gcp --size 1TB --nodes 4..32\n"
-               "  tierbench predict RESULTS --cloud azure --cloud-catalog my-prices.toml --nodes 4,6,8\n"
-               "  tierbench predict --drives                      the catalog of typical drives, with sources")
-    c.add_argument("results", nargs="*", help="a study's results directory (tierbench run --out), or several of one "
-                   "machine (e.g. the same study at different sizes: the model fits its overhead against the size); "
-                   "the predictions are stored in the first")
-    c.add_argument("--hardware", action="append", default=[], metavar="HW.toml",
-                   help="a hardware description: a TOML file (docs/hardware.md), or the name of one shipped with tierbench "
-                        "(sandisk-all-hdd, sandisk-all-ssd, sandisk-hybrid: the SanDisk 2014 cluster); repeat for several")
-    # numbers are read by bounds.option, not argparse's int/float: one line for "abc", and nan/inf refused
-    c.add_argument("--size", help="the data size to predict for, e.g. 1TB (default: the scale model's target "
-                   "size, [scale] size in the spec, when the study has one; else the largest measured; "
-                   f"{bounds.DATA_SIZE.words()})")
-    c.add_argument("--nodes", help=f"override the hardware's node count ({bounds.NODES.words()}); with --cloud, the "
-                   "node counts to try: 8, a list 4,8,16 or a range 4..32 (doubling: 4, 8, 16, 32; the default); "
-                   f"at most {MAX_NODE_COUNTS} counts")
-    c.add_argument("--cloud", action="append", default=[], metavar="CLOUD",
-                   help="rank every instance type x storage option (local NVMe, volumes, the object store) x node count "
-                        "of this cloud's catalog by $/job and by runtime (aws, gcp, azure; repeat for several; "
-                        "docs/cloud.md)")
-    c.add_argument("--cloud-catalog", metavar="FILE", help="your own cloud catalog (prices, instance types) over the "
-                   "shipped one: a TOML file shaped like it (docs/cloud.md)")
-    c.add_argument("--calibrate", help="calibrate on these configurations only (comma-separated; default: every "
-                                       "configuration whose devices have known speeds)")
-    c.add_argument("--years", default=3, help=f"period for $/job (default: 3, as the studies; {bounds.YEARS.words()})")
+    c = subparsers.add_parser("predict", help="runtimes and $/job on hardware or clouds you don't have",
+                              description=DESCRIPTION, epilog=EPILOG)
+    c.add_argument("results", nargs="*", help="a study's results folder, or several of one machine (e.g. one study "
+                   "at several sizes); the predictions are stored in the first")
+    c.add_argument("--calibrate", metavar="CONFIGS", help="calibrate on these configurations only (comma-separated; "
+                   "default: those whose devices have known speeds)")
     c.add_argument("--json", action="store_true", help="print the result as JSON")
-    c.add_argument("--published", action="store_true",
-                   help="also predict the SanDisk 2014 studies' HDD/SSD runtime ratios at their sizes (1 TB) on their "
-                        "cluster, beside the ratios the papers measured (the study must have the workloads: "
-                        "dfsio-write, dfsio-read, teragen, terasort)")
-    c.add_argument("--drives", action="store_true", help="list the catalog of typical drives and exit")
+    hardware = c.add_argument_group("on hardware you describe")
+    hardware.add_argument("--hardware", action="append", default=[], metavar="HW.toml",
+                          help="a hardware description (docs/hardware.md), or a shipped one: sandisk-all-hdd, "
+                               "sandisk-all-ssd, sandisk-hybrid (the SanDisk 2014 cluster); repeatable")
+    # numbers are read by bounds.option, not argparse's int/float: one line for "abc", and nan/inf refused
+    hardware.add_argument("--nodes", help="the node count instead of the hardware's; with --cloud, the counts to "
+                          f"try: 8, 4,8,16 or 4..32 (the default; at most {MAX_NODE_COUNTS} counts)")
+    hardware.add_argument("--years", default=3, help="period for $/job, years (default: 3, as the studies)")
+    c.add_argument_group("at another size").add_argument(
+        "--size", help="the data size to predict for, e.g. 1TB (default: the scale model's target size, [scale] size "
+        "in the spec, when the study has one; else the largest measured)")
+    cloud = c.add_argument_group("in a cloud")
+    cloud.add_argument("--cloud", action="append", default=[], metavar="CLOUD",
+                       help="rank instance type x storage (local NVMe, volumes, object store) x node count by $/job "
+                            "and runtime (aws, gcp, azure; repeatable; docs/cloud.md)")
+    cloud.add_argument("--cloud-catalog", metavar="FILE", help="your own catalog (prices, instance types) over the "
+                       "shipped one (docs/cloud.md)")
+    published = c.add_argument_group("the published studies")
+    published.add_argument("--published", action="store_true", help="also predict the SanDisk 2014 studies' "
+                           "runtimes and HDD/SSD ratios at 1 TB on their cluster, beside the published ones (needs "
+                           "dfsio-write, dfsio-read, teragen, terasort)")
+    published.add_argument("--drives", action="store_true", help="list the catalog of typical drives (MB/s, IOPS, "
+                           "sources) and exit")
     return c
 
 

@@ -6,17 +6,26 @@ from pathlib import Path
 from .. import bounds
 
 
+DESCRIPTION = """\
+Runs fio on the device behind every storage directory of a spec: sequential write and read (1 MiB blocks,
+O_DIRECT, queue depth 8) and random 64 KiB reads. Its files go under tierbench's own folder there and are
+deleted. The result is stored with the study's results, and the report then shows each run's throughput as a
+share of its device's ceiling. A spec can also say probe = true to do this before its study."""
+
+EPILOG = """\
+examples:
+  tierbench probe examples/quick.toml   # stored in ./tierbench-results/quick
+  tierbench probe examples/quick.toml --size 1GB --out results/quick"""
+
+
 def add_parser(subparsers):
-    pr = subparsers.add_parser("probe", help="measure each storage directory's device with fio (ceilings for the report)",
-                               description="Runs fio on the device behind every directory of a spec: sequential write and read "
-                                           "(1 MiB, O_DIRECT, queue depth 8) and random 64 KiB reads. Files go under tierbench's "
-                                           "namespaced root and are deleted. The result is stored with the study's results, and "
-                                           "the report then shows each run's throughput as a share of its device's ceiling. "
-                                           "A spec can also say probe = true to do this before a study.")
+    pr = subparsers.add_parser("probe", help="measure each storage directory's device with fio",
+                               description=DESCRIPTION, epilog=EPILOG)
     pr.add_argument("spec", help="study spec (TOML)")
-    pr.add_argument("--out", help="results directory (default: ./tierbench-results/<study name>)")
-    pr.add_argument("--size", default=None, help="bytes per device test, e.g. 256MB (default: the spec's probe.size or "
-                    f"256MB; {bounds.PROBE_SIZE.words()})")
+    pr.add_argument("--out", metavar="DIR", help="the study's results folder, where the probe is stored (default: "
+                    "./tierbench-results/<study name>)")
+    pr.add_argument("--size", default=None, help="data written and read per device and test, e.g. 256MB (default: "
+                    f"the spec's probe.size or 256MB; {bounds.PROBE_SIZE.words()})")
     return pr
 
 

@@ -11,20 +11,32 @@ from .run import add_allow_mixed, run_study
 EMULATED, LOCAL = "quickstart-emulated.toml", "quickstart.toml"
 
 
+DESCRIPTION = """\
+The SanDisk 2014 TeraSort study (TeraGen + TeraSort of 1 TB on six nodes) as a scale model on this machine:
+all-HDD vs. HDDs with an SSD for intermediate data vs. all-SSD, on emulated 2014 drives sized by this
+machine's measured TeraSort rate, 3 repeats (docs/scale-model.md).
+
+Takes about 6 minutes on 2 cores. Needs root and the cgroup v1 blkio and memory controllers; without them (or
+with --local) it says why and runs a shorter study on local directories under --out: one directory for
+everything vs. separate data and intermediate directories, DFSIO and TeraGen/Sort/Validate, 2 repeats.
+
+At the end it prints where report.html, report.md and the runs (runs.jsonl) are."""
+
+EPILOG = """\
+examples:
+  tierbench quickstart                 # results in ./tierbench-results/quickstart
+  tierbench quickstart --resume        # continue an interrupted quickstart
+  tierbench quickstart --local --out results/local   # the local study"""
+
+
 def add_parser(subparsers):
-    q = subparsers.add_parser("quickstart", help="run the built-in quick study (emulated HDD vs. SSD where it can, else local dirs)",
-                              description="Where this machine can emulate devices (root and the cgroup-v1 blkio controller): "
-                                          "the SanDisk 2014 TeraSort study (1 TB on six nodes) as a scale model on one machine "
-                                          "(docs/scale-model.md) -- all-HDD vs. HDD with an SSD for intermediate data vs. "
-                                          "all-SSD, on emulated 2014 drives (sized by this machine's TeraSort rate, "
-                                          "measured first and again after: whether it held), a page cache budget, durable writes, Hadoop's "
-                                          "TeraGen + TeraSort (the jobs the study timed), 3 repeats. Elsewhere: two configurations on local "
-                                          "directories under --out (one directory for everything vs. separate data and "
-                                          "intermediate directories, the intermediate one split in 4), DFSIO write + read and "
-                                          "TeraGen + TeraSort + TeraValidate, 2 repeats; it says why.")
-    q.add_argument("--out", default="tierbench-results/quickstart", help="where the results (and local data) go (default: %(default)s)")
+    q = subparsers.add_parser("quickstart", help="the built-in HDD vs. SSD study, about 6 minutes",
+                              description=DESCRIPTION, epilog=EPILOG)
+    q.add_argument("--out", metavar="DIR", default="tierbench-results/quickstart",
+                   help="where the results (and the local study's data) go (default: %(default)s)")
     q.add_argument("--resume", action="store_true", help="continue an interrupted quickstart")
-    q.add_argument("--local", action="store_true", help="the local-directories study even where devices can be emulated")
+    q.add_argument("--local", action="store_true", help="the local-directories study even where devices can be "
+                   "emulated")
     add_allow_mixed(q)
     return q
 

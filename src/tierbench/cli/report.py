@@ -3,9 +3,21 @@
 from ..errors import UserError
 
 
+DESCRIPTION = """\
+Writes report.html and report.md again from a study's recorded runs (runs.jsonl and study.json in its results
+folder), offline: nothing is run. Use it after an upgrade of tierbench, after copying results from another
+machine, or when a study's own report could not be written. What the report shows: docs/reports.md."""
+
+EPILOG = """\
+examples:
+  tierbench report tierbench-results/quickstart
+  tierbench report results/quick --allow-mixed   # runs of two machines pooled (it warns)"""
+
+
 def add_parser(subparsers):
-    rep = subparsers.add_parser("report", help="re-render report.html and report.md from stored results (offline)")
-    rep.add_argument("dir", help="a results directory")
+    rep = subparsers.add_parser("report", help="re-render a study's report from its results, offline",
+                                description=DESCRIPTION, epilog=EPILOG)
+    rep.add_argument("dir", help="a results folder (tierbench run --out)")
     rep.add_argument("--allow-mixed", action="store_true", help="pool runs recorded on different machines or with "
                      "different engine or tierbench versions (refused otherwise; the report warns)")
     return rep

@@ -4,11 +4,15 @@ import sys
 
 
 def add_parser(subparsers):
-    res = subparsers.add_parser("results", help="export every run record as JSON or CSV",
-                                description="Print all run records of a results directory. JSON is the canonical form (a list "
-                                            "of records as stored, schema in docs/results.md); CSV has one row per run with "
-                                            "the metrics as metrics.<name> columns.")
-    res.add_argument("dir", help="a results directory")
+    res = subparsers.add_parser("results", help="print every run record as JSON or CSV",
+                                description="Prints every run record of a results folder on stdout. JSON is the "
+                                            "canonical form (a list of the records as stored; their fields: "
+                                            "docs/results.md); CSV has one row per run with the metrics as "
+                                            "metrics.<name> columns, for a spreadsheet or pandas.",
+                                epilog="examples:\n"
+                                       "  tierbench results tierbench-results/quickstart > runs.json\n"
+                                       "  tierbench results tierbench-results/quickstart --format csv > runs.csv")
+    res.add_argument("dir", help="a results folder (tierbench run --out)")
     res.add_argument("--format", choices=("json", "csv"), default="json", help="output format (default: json)")
     return res
 

@@ -4,23 +4,36 @@ import sys
 from pathlib import Path
 
 
+DESCRIPTION = """\
+Checks the whole spec first (a mistake is one line naming the field and what it accepts), then runs every
+repeat x storage configuration x workload, records each run the moment it ends and writes report.html and
+report.md in the results folder. An interrupted study continues with --resume: the runs already recorded are
+kept. The spec's format: docs/spec.md; examples/ has specs to start from."""
+
+EPILOG = """\
+examples:
+  tierbench run examples/quick.toml                # in ./tierbench-results/quick
+  tierbench run examples/quick.toml --out results/quick
+  tierbench run examples/quick.toml --out results/quick --resume   # after a stop"""
+
+
 def add_parser(subparsers):
     r = subparsers.add_parser("run", help="run a study from a spec file and write its report",
-                              description="Validate the spec in full, then run every (repeat x configuration x workload), "
-                                          "recording each run the moment it ends, and write report.html and report.md.")
+                              description=DESCRIPTION, epilog=EPILOG)
     r.add_argument("spec", help="study spec (TOML); see examples/ and docs/spec.md")
-    r.add_argument("--out", help="results directory (default: ./tierbench-results/<study name>)")
-    r.add_argument("--resume", action="store_true", help="continue an interrupted study: skip runs already recorded ok")
-    r.add_argument("--unemulated", action="store_true", help="run a spec's emulated devices (data = { emulate = ... }) as "
-                   "plain directories on this machine's disk, where devices cannot be emulated (no root or no blkio); "
-                   "the report says so")
+    r.add_argument("--out", metavar="DIR", help="results folder (default: ./tierbench-results/<study name>)")
+    r.add_argument("--resume", action="store_true", help="continue an interrupted study: the runs already "
+                   "recorded ok are kept, not run again")
+    r.add_argument("--unemulated", action="store_true", help="run a spec's emulated devices (data = { emulate = ... "
+                   "}) as plain directories on this machine's disk, where devices cannot be emulated (no root or no "
+                   "blkio); the report says so")
     add_allow_mixed(r)
     return r
 
 
 def add_allow_mixed(p) -> None:
-    p.add_argument("--allow-mixed", action="store_true", help="with --resume: pool new runs with runs recorded on another "
-                   "machine or by another tierbench version (refused otherwise; the report warns)")
+    p.add_argument("--allow-mixed", action="store_true", help="with --resume: pool new runs with runs recorded on "
+                   "another machine or by another tierbench version (refused otherwise; the report warns)")
 
 
 def run(args) -> int:

@@ -4,7 +4,6 @@ What each service prints is its own (`up_lines`, `status_line`); this module
 maps the options to the service's constructor and prints.
 """
 
-import argparse
 import sys
 from pathlib import Path
 
@@ -29,52 +28,59 @@ class _ServiceNames:
         return iter(_services())
 
 
+DESCRIPTION = """\
+Real servers for trying tierbench on one machine, bound to 127.0.0.1, each in its own folder with its
+configuration, logs and pid files. `up` prints how a spec uses the service and how to stop it.
+  yarn   ResourceManager + NodeManager: for a hadoop engine in mode = "yarn"
+  spark  Master + Workers: for a spark engine's master = "spark://127.0.0.1:PORT"
+  hdfs   NameNode + DataNodes: for data = { type = "hdfs", ... }
+  s3     Ceph (mon, mgr, OSDs, radosgw; HAProxy if asked), an S3 user and bucket:
+         for data = { type = "s3", ... }; installs Ceph from Debian when root
+Each service's options are below; the others' are ignored. More: docs/services.md."""
+
+EPILOG = """\
+examples:
+  tierbench services up hdfs --datanodes 2 --port 8020   # then hdfs://127.0.0.1:8020/tb
+  tierbench services status yarn --conf-dir              # the HADOOP_CONF_DIR to use
+  tierbench services up s3 --osds 5 --ec 3+2 --gateways 2 --balancer haproxy"""
+
+
 def add_parser(subparsers):
-    sv = subparsers.add_parser("services", help="start, stop or inspect real local servers (yarn, spark, hdfs, s3) on 127.0.0.1",
-                               formatter_class=argparse.RawDescriptionHelpFormatter,
-                               description="Real servers for trying tierbench on one machine, each in its own directory with "
-                                           "its configuration, logs and pid files. Bound to 127.0.0.1 only.\n"
-                                           "  yarn   ResourceManager + NodeManager (Hadoop 3.4.2); its conf dir is what a\n"
-                                           "         hadoop engine in mode = \"yarn\" submits with\n"
-                                           "  spark  a Spark standalone Master + --workers Workers (pyspark's own); a spark\n"
-                                           "         engine with master = \"spark://127.0.0.1:PORT\" runs on it, the Workers\n"
-                                           "         restarted on each storage configuration's intermediate dirs\n"
-                                           "  hdfs   a NameNode + --datanodes DataNodes (Hadoop 3.4.2): data = { type = \"hdfs\", ... }\n"
-                                           "  s3     Ceph (mon, mgr, --osds OSDs, --gateways radosgw, HAProxy with --balancer\n"
-                                           "         haproxy) with an S3 user and bucket: data = { type = \"s3\", ... };\n"
-                                           "         installs Ceph (and HAProxy) from Debian when root",
-                               epilog="examples:\n"
-                                      "  tierbench services up yarn\n"
-                                      "  export HADOOP_CONF_DIR=$(tierbench services status yarn --conf-dir)\n"
-                                      "  tierbench services down yarn\n"
-                                      "  tierbench services up spark --workers 2 --worker-dirs /ssd1/spark /ssd2/spark\n"
-                                      "  tierbench services up s3 --osds 5 --ec 3+2 --gateways 2 --balancer haproxy")
-    sv.add_argument("action", choices=("up", "down", "status"))
-    sv.add_argument("service", choices=_ServiceNames())
+    sv = subparsers.add_parser("services", help="start/stop local HDFS, S3, YARN or Spark on 127.0.0.1",
+                               usage="%(prog)s {up,down,status} SERVICE [options]",
+                               description=DESCRIPTION, epilog=EPILOG)
+    sv.add_argument("action", choices=("up", "down", "status"), help="up: start it; down: stop it; status: say "
+                    "whether it is ready (exit status 3: not)")
+    sv.add_argument("service", choices=_ServiceNames(), help="the SERVICE")
+    every = sv.add_argument_group("every service (--port: hdfs and s3)")
+    every.add_argument("--dir", help="the service's folder: a new or empty one, which tierbench marks as its own, "
+                       "or one it made before (default: ~/.cache/tierbench/services/NAME)")
+    every.add_argument("--conf-dir", action="store_true", help="status: print only the service's Hadoop conf dir")
     # numbers are read by bounds.option (one line for "abc", a sane range each), not argparse's int
-    sv.add_argument("--datanodes", default=2, help=f"hdfs: number of DataNodes (default: 2; {bounds.DATANODES.words()})")
-    sv.add_argument("--port", help="hdfs: the NameNode's RPC port; s3: the endpoint's (HAProxy's or radosgw's); so that specs can name a fixed "
-                    "address such as hdfs://127.0.0.1:8020 or http://127.0.0.1:7480 (default: a free port)")
-    sv.add_argument("--datanode-dirs", default=1, help="hdfs: data dirs per DataNode (default: 1; "
-                    f"{bounds.DATANODE_DIRS.words()})")
-    sv.add_argument("--data-dir", action="append", help="hdfs: where DataNodes keep their blocks (repeat for several "
-                    "devices; DataNode i uses the i-th, round-robin; default: inside the service's directory)")
-    sv.add_argument("--workers", default=2, help="spark: number of Workers (default: 2; "
-                    f"{bounds.SPARK_WORKERS.words()}), 1 core and 1 GB each; Worker i listens on 127.0.0.(i+1)")
-    sv.add_argument("--worker-dirs", nargs="+", metavar="DIR", help="spark: where Workers keep shuffle and spill data "
-                    "when no study has put them on its own dirs (Worker i on the i-th DIR, round-robin, in DIR/worker-<i>; "
-                    "default: inside the service's directory)")
-    sv.add_argument("--osds", help="s3: OSDs, each BlueStore on its own sparse file (default: 1; a service "
-                    f"keeps what it was created with; {bounds.OSDS.words()})")
-    sv.add_argument("--gateways", help=f"s3: radosgw instances (default: 1; {bounds.GATEWAYS.words()})")
-    sv.add_argument("--ec", metavar="K+M", help="s3: an erasure-coded data pool of K data and M coding chunks, such as 3+2 "
+    every.add_argument("--port", help="hdfs: the NameNode's RPC port; s3: the endpoint's (HAProxy's or radosgw's); "
+                       "a fixed address for specs, e.g. 8020 for hdfs://127.0.0.1:8020 (default: a free port)")
+    hdfs = sv.add_argument_group("hdfs options")
+    hdfs.add_argument("--datanodes", metavar="N", default=2, help=f"DataNodes (default: 2; at most "
+                      f"{bounds.DATANODES.high})")
+    hdfs.add_argument("--datanode-dirs", metavar="N", default=1, help="data dirs per DataNode (default: 1; at most "
+                      f"{bounds.DATANODE_DIRS.high})")
+    hdfs.add_argument("--data-dir", action="append", metavar="DIR", help="where DataNodes keep their blocks "
+                      "(repeat for several devices; DataNode i uses the i-th, round-robin; default: inside --dir)")
+    spark = sv.add_argument_group("spark options")
+    spark.add_argument("--workers", metavar="N", default=2, help="Workers, 1 core and 1 GB of memory each; Worker i "
+                       f"listens on 127.0.0.(i+1) (default: 2; at most {bounds.SPARK_WORKERS.high})")
+    spark.add_argument("--worker-dirs", nargs="+", metavar="DIR", help="where Workers keep shuffle and spill data "
+                       "when no study has put them on its own dirs (Worker i in the i-th DIR, round-robin; default: "
+                       "inside --dir)")
+    s3 = sv.add_argument_group("s3 options")
+    s3.add_argument("--osds", metavar="N", help="OSDs, each BlueStore on its own sparse file (default: 1; at most "
+                    f"{bounds.OSDS.high}; a service keeps what it was created with)")
+    s3.add_argument("--gateways", metavar="N", help=f"radosgw instances (default: 1; at most {bounds.GATEWAYS.high})")
+    s3.add_argument("--ec", metavar="K+M", help="an erasure-coded data pool of K data and M coding chunks, e.g. 3+2 "
                     "(needs --osds >= K+M; default: replicated pools of size min(3, OSDs))")
-    sv.add_argument("--balancer", choices=("haproxy", "none"), help="s3: haproxy puts HAProxy (round robin) in front of "
-                    "the gateways, on --port, with an admin socket a study's `gateways` sweep uses (default: none: "
-                    "the first gateway is the endpoint)")
-    sv.add_argument("--dir", help="the service's directory: a new or empty folder, which tierbench marks as its own, or "
-                    "one it made before (default: ~/.cache/tierbench/services/NAME)")
-    sv.add_argument("--conf-dir", action="store_true", help="status: print only the service's Hadoop conf dir")
+    s3.add_argument("--balancer", choices=("haproxy", "none"), help="haproxy: HAProxy (round robin) in front of the "
+                    "gateways, on --port, with an admin socket for a study's `gateways` sweep (default: none: the "
+                    "first gateway is the endpoint)")
     return sv
 
 

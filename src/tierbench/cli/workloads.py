@@ -2,7 +2,16 @@
 
 
 def add_parser(subparsers):
-    return subparsers.add_parser("workloads", help="list the workloads, their parameters, metrics and engines")
+    return subparsers.add_parser(
+        "workloads", help="list the workloads: parameters, metrics, engines",
+        description="Lists every workload a spec's [[workloads]] can name: what it does, which engines run it "
+                    "(spark, hadoop), which workload's output it reads, each parameter with its type and default "
+                    "(sizes such as 1GB), the metrics it records with their units, and its IO roles (which metric "
+                    "is input read, intermediate written, output written) and phases. How a spec uses them: "
+                    "docs/studies.md.",
+        epilog="examples:\n"
+               "  tierbench workloads\n"
+               "  tierbench workloads | grep -A6 '^terasort'     # one workload")
 
 
 def run(args) -> int:

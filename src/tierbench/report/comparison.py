@@ -14,8 +14,13 @@ from .document import Bullets, Figure, Notice, Paragraph, Report, Section, Stron
 from .formats import fmt
 from .render import HtmlExporter, MarkdownExporter, write_atomic
 
-JOB_HEAD = ["job (configuration / workload)", "study", "baseline median s", "median s", "ratio (x baseline)",
-            "ratio's interval", "Welch p", "verdict"]
+JOB_HEAD = ["job (configuration / workload)", "study", "baseline median s", "study's median s",
+            "median ratio (x baseline)", "mean ratio, Welch 95% interval", "Welch p", "verdict (Welch)"]
+# what the interval beside a verdict is, said wherever both are shown: read as the median ratio's, an interval
+# could seem to contradict its verdict
+INTERVAL_NOTE = ("The interval is Welch's 95% interval of the ratio of the mean runtimes, from the same test as p "
+                 "and the verdict: it excludes 1.00 exactly when p < 0.05. The median ratio is the study's median "
+                 "runtime over the baseline's.")
 
 
 def p_text(p: float | None) -> str:
@@ -26,17 +31,19 @@ def p_text(p: float | None) -> str:
 
 
 def ratio_words(d: Delta) -> str:
-    """"1.99x slower (+99%)", "0.52x faster (-48%)", "not significant (+2%)", "too few runs"."""
+    """"slower (+99%)", "faster (-48%)", "not significant (+2%)", "too few runs": the median's change; where the
+    medians moved against the means the test judged, both ("slower (means +4%, median -1%)")."""
     if d.verdict == "too few runs":
         return d.verdict
+    if d.verdict != "not significant" and (d.ratio - 1) * (d.mean_ratio - 1) <= 0 and d.ratio != d.mean_ratio:
+        return f"{d.verdict} (means {d.mean_ratio - 1:+.0%}, median {d.ratio - 1:+.0%})"
     return f"{d.verdict} ({d.ratio - 1:+.0%})"
 
 
 def interval_text(d: Delta) -> str:
-    iv = d.comparison.ratio_interval
-    if not iv:
-        return "–"
-    return f"{iv[0]:.2f} – {iv[1]:.2f}" + (" (95%)" if d.comparison.ratio_interval_kind != "range" else " (range)")
+    """Welch's 95% interval of the ratio of means (Delta.interval), or "–" with one run on a side."""
+    iv = d.interval
+    return f"{iv[0]:.2f} – {iv[1]:.2f}" if iv else "–"
 
 
 def delta_row(d: Delta, with_part: bool = False) -> list[str]:
@@ -63,13 +70,14 @@ def build_comparison(cmp: StudyComparison, now: datetime | None = None) -> Repor
 
 
 def _verdict_section(cmp: StudyComparison) -> Section:
-    lines = [f"{d.study}: {d.job}: {d.comparison.verdict}" for d in cmp.jobs]
+    lines = [f"{d.study}: {d.job}: {ratio_words(d)}, median ratio {d.ratio:.2f}, mean ratio's 95% interval "
+             f"{interval_text(d)}, Welch p {p_text(d.comparison.p_value)}" for d in cmp.jobs]
     slower = [d for d in cmp.jobs if d.verdict == "slower"]
     faster = [d for d in cmp.jobs if d.verdict == "faster"]
     head = (f"{len(cmp.jobs)} job comparison(s): {len(faster)} significantly faster, {len(slower)} significantly "
             f"slower, {len(cmp.jobs) - len(faster) - len(slower)} not significant (Welch's t-test, p < 0.05, as the "
             "report's findings).")
-    return Section("Verdict", 2, [Paragraph(head), Bullets(lines)])
+    return Section("Verdict", 2, [Paragraph(head), Bullets(lines), Paragraph(INTERVAL_NOTE, muted=True)])
 
 
 def _jobs_section(cmp: StudyComparison) -> Section:
@@ -80,11 +88,10 @@ def _jobs_section(cmp: StudyComparison) -> Section:
                                                      "median's interval, dots the runs (the numbers are in the table below)"))
     svg = ratio_chart(cmp)
     if svg:
-        sec.add(Figure(svg, "chart-compare-ratio", "each study's median runtime as a multiple of the baseline's, per job, "
-                                                   "whiskers the ratio's interval"))
-    sec.add(Paragraph("The runtime is the report's (a SQL run's: its queries' time). The ratio's interval: below 5 "
-                      "runs on either side its extremes (fastest / slowest and slowest / fastest), else a bootstrap 95% "
-                      "interval of both medians.", muted=True),
+        sec.add(Figure(svg, "chart-compare-ratio", "each study's median runtime as a multiple of the baseline's, per job "
+                                                   "(the bars); whiskers Welch's 95% interval of the ratio of means, the "
+                                                   "test of the verdict, its mark the ratio of means"))
+    sec.add(Paragraph("The runtime is the report's (a SQL run's: its queries' time). " + INTERVAL_NOTE, muted=True),
             Table(JOB_HEAD, [delta_row(d) for d in cmp.jobs]))
     return sec
 
@@ -164,10 +171,12 @@ def ratio_chart(cmp: StudyComparison) -> str | None:
         xs = [i + (j - (len(others) - 1) / 2) * width for i, job in enumerate(jobs) if job in mine]
         ds = [mine[job] for job in jobs if job in mine]
         bars = ax.bar(xs, [d.ratio for d in ds], width=width, color=charts.color(j + 1, len(cmp.labels)), label=lab)
-        ivs = [d.comparison.ratio_interval or (d.ratio, d.ratio) for d in ds]
-        ax.errorbar(xs, [d.ratio for d in ds], yerr=[[max(d.ratio - iv[0], 0) for d, iv in zip(ds, ivs)],
-                                                       [max(iv[1] - d.ratio, 0) for d, iv in zip(ds, ivs)]],
-                    fmt="none", ecolor="black", capsize=2, lw=0.7)
+        # (the whiskers are about the means, which Welch's test judges: centred on the ratio of means, not the bar)
+        means = [d.mean_ratio for d in ds]
+        ivs = [d.interval or (m, m) for d, m in zip(ds, means)]
+        ax.errorbar(xs, means, yerr=[[max(m - iv[0], 0) for m, iv in zip(means, ivs)],
+                                     [max(iv[1] - m, 0) for m, iv in zip(means, ivs)]],
+                    fmt="_", color="black", ecolor="black", capsize=2, lw=0.7)
         ax.bar_label(bars, fmt="%.2f", fontsize=7, padding=2)
     ax.axhline(1.0, color="black", lw=0.8, ls="--")
     charts.log_if_wide(ax, [d.ratio for d in cmp.jobs])

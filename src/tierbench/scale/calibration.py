@@ -198,7 +198,8 @@ def calibration_spec(spec: Spec, raw: dict, base_dir: Path, folder: Path, emulat
                free_page_reporting="as-is",
                description=f"{spec.name}'s calibration: {job} where the CPU sets the pace (scale/calibration.py)")
     out["storage"] = {"calibration": {"description": "a plain directory of this machine's: no drive sets the pace",
-                                      "data": [str(folder.resolve() / "storage")]}}
+                                      "data": [str(folder.resolve() / "storage")],
+                                      "create_dirs": True}}  # (its folder is made by the calibration's own run)
     if emulated:
         out["storage"] = {"calibration": {"description": "the model's IO path without its limits: a device in memory",
                                           "data": {"emulate": "unlimited", "figures": UNLIMITED, "backing": "memory",

@@ -1,18 +1,21 @@
 """The spec's storage configurations, `[storage.NAME]`: where the jobs' data lives (`data`, of a storage type),
 where their shuffle and spill go (`intermediate`), emulated devices, and the user's setup and teardown commands."""
 
+import os
 from pathlib import Path
+from types import SimpleNamespace
 
 from ..errors import SpecError
-from ..fields import check_dirs, positive_int, required, unknown_fields
+from ..fields import boolean, check_dirs, positive_int, required, unknown_fields
 from ..ownership import NAME_RE
 from ..redaction import has_password_in_url
 from ..storage.emulated_spec import by_drive, device_name, interleave_drives, parse_emulated
 from ..storage.types import StorageConfig, parse_data, storage_type
-from .cluster import check_intermediate_applies, check_local_data_reaches_every_node
+from ..toolchain import cache_dir
+from .cluster import NOT_APPLIED, check_intermediate_applies, check_local_data_reaches_every_node, intermediate_applied
 from .knobs import swept, token
 
-STORAGE_KEYS = ("description", "data", "intermediate", "cost", "setup", "teardown")
+STORAGE_KEYS = ("description", "data", "intermediate", "cost", "setup", "teardown", "create_dirs")
 INTERMEDIATE_KEYS = ("dirs", "split")
 MAX_SPLIT = 64  # subdirectories per intermediate dir
 # storage knobs that may be given as lists (a sweep): HDFS replication and the S3A tunables
@@ -47,7 +50,11 @@ def _parse_configuration(src, study: tuple[str, str], cname: str, c, engines, ba
     if isinstance(data_raw, dict) and "emulate" in data_raw:  # a device of a known shape, made for the study
         data_raw, emulated["data"], _ = parse_emulated(src, f"{where}.data", data_raw, device_name(*study, cname, "data"))
     data, data_type, replication, store_conf = parse_data(src, f"{where}.data", data_raw, base_dir)
+    if "intermediate" not in c and not storage_type(data_type).local_dirs(data) and not emulated:
+        c = dict(c, intermediate=_default_intermediate(src, where, data_type, engines))  # (remote data)
     inter_dirs, split, data = _intermediate(src, study, cname, c, data, emulated, base_dir)
+    if not boolean(src, f"{where}.create_dirs", c.get("create_dirs", False)):
+        _check_parents_exist(src, where, storage_type(data_type).local_dirs(data), inter_dirs)
     drives = len(emulated["data"]) if "data" in emulated else None
     hadoop_spreads = durable and all(e.mode == "local" for e in engines if e.kind == "hadoop")
     storage_type(data_type).check_engines(src, f"{where}.data", data, {e.kind for e in engines}, drives, hadoop_spreads)
@@ -90,6 +97,35 @@ def _intermediate(src, study: tuple[str, str], cname: str, c: dict, data, emulat
             raise SpecError(src, f"{where}.split", f"expected at most {MAX_SPLIT} subdirectories, got {split}")
         inter = inter["dirs"]
     return check_dirs(src, where, inter, base_dir), split, tuple(data)
+
+
+def _default_intermediate(src, where: str, data_type: str, engines) -> list[str]:
+    """`intermediate` left out with remote data (hdfs, s3), which has no local directory to default to: where every
+    engine is a cluster manager's (YARN, another spark://), its executors use the manager's own local dirs -- the
+    documented meaning of leaving it out, recorded as intermediate_applied "none" -- and tierbench's and the driver's
+    own scratch goes to tierbench's folder. Where tierbench itself puts shuffle and spill (a local master, hadoop's
+    local mode), they must be named: a default would silently benchmark whichever disk holds it."""
+    for e in engines:
+        applied = intermediate_applied(e, SimpleNamespace(setup=""))  # (what tierbench applies, whatever setup does)
+        if applied != NOT_APPLIED:
+            raise SpecError(src, f"{where}.intermediate", f"missing: with {data_type} data there is no local directory to "
+                            f"default to, and engine {e.name!r} puts its shuffle and spill in these ({applied}): name "
+                            "local directories, e.g. intermediate = [\"/ssd/tb-tmp\"]")
+    return [str(cache_dir() / "scratch")]
+
+
+def _check_parents_exist(src, where: str, data: tuple, intermediate: tuple) -> None:
+    """A directory the spec names may be missing (tierbench creates it), its parent may not: a typo, or a disk not
+    mounted, would otherwise be benchmarked on whatever disk holds the nearest folder that exists -- often the root
+    disk. tierbench's own folder (emulated devices' mount points, the default scratch) is exempt: it makes those."""
+    own = cache_dir().resolve()
+    for role, dirs in (("data", data), ("intermediate", intermediate)):
+        for d in dirs:
+            path = Path(d)
+            if not path.parent.is_dir() and not Path(os.path.realpath(path)).is_relative_to(own):
+                raise SpecError(src, f"{where}.{role}", f"{path}: its parent {path.parent} does not exist (a typo, or a "
+                                "disk not mounted? tierbench would create it on the disk of the nearest folder that "
+                                f"exists): fix the path, mount the disk, or set {where}.create_dirs = true to create it")
 
 
 def _shell_command(src, where, value) -> str:
