@@ -20,9 +20,9 @@ from pathlib import Path
 
 from scipy.stats import ttest_ind
 
-from tierbench.analysis.pace import pace, pace_sentence
+from tierbench.analysis.measures import active_seconds
 from tierbench.analysis.reference import load_section
-from tierbench.model.transfer import active_seconds
+from tierbench.scale.pace import pace, pace_sentence
 from tierbench.store import ResultsDir
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -1,12 +1,14 @@
 """The scale model's core_speed, measured: the target's CPU rate for the job ([cpu.<job>] in its description) over
-this machine's, from a calibration study run before the drives are sized (study/calibration.py). Fast: no JVM (the
+this machine's, from a calibration study run before the drives are sized (scale/calibration.py). Fast: no JVM (the
 e2e calibration is in test_scale_model.py)."""
 
+import copy
 import json
 import os
 import shutil
 import statistics
 import tomllib
+from importlib import resources
 from pathlib import Path
 
 import pytest
@@ -15,10 +17,17 @@ from hypothesis import given, settings, strategies as st
 from tierbench.analysis.reference import load_section
 from tierbench.errors import SpecError, UserError
 from tierbench.model.hardware import hardware_from_dict, load_hardware
-from tierbench.spec.schema import parse_spec
 from tierbench.store import ResultsDir
 
 from test_scale_model import QUICK, _scaled_results, _section, _spec
+from tierbench.scale.derive import Measured, parse
+
+
+def parse_spec(raw, source, base_dir=None, calibration_runs=(), calibration_fit=()):
+    """The spec parsed once (scale/derive.py parse), with a calibration's measurements where given."""
+    measured = Measured(tuple(calibration_runs), tuple(calibration_fit)) if calibration_runs else None
+    return parse(raw, source, base_dir, measured=measured)
+
 
 CORES = os.cpu_count() or 1
 HW = {"nodes": 2, "cores": 8, "memory": "32GB", "data": {"drive": "hdd-7200"}}
@@ -50,7 +59,7 @@ def test_a_bad_cpu_table_is_one_clear_error(cpu, says):
 
 
 def test_a_target_with_a_rate_for_the_studys_job_is_calibrated_by_default_and_pending_until_measured():
-    m = _spec().scale
+    m = _spec().scale.to_dict()  # (as study.json records it)
     assert m["calibration"]["status"] == "pending" and m["calibration"]["job"] == "terasort"
     assert m["rate_factor"] == pytest.approx(CORES / 12)  # core_speed 1 until measured
     assert any(s["here"] == "measured when the study starts" for s in m["settings"])
@@ -60,7 +69,8 @@ def test_a_target_with_a_rate_for_the_studys_job_is_calibrated_by_default_and_pe
 @given(runs=st.lists(st.floats(1, 100), min_size=1, max_size=5))
 def test_the_measured_drives_keep_the_targets_cpu_to_drive_balance(runs):
     spec = parse_spec(tomllib.loads(QUICK), source="scaled.toml", calibration_runs=tuple(runs))
-    m, c = spec.scale, spec.scale["calibration"]
+    m = spec.scale.to_dict()  # (as study.json records it)
+    c = m["calibration"]
     median = sorted(runs)[len(runs) // 2]
     here = m["data_bytes"] / 1e6 / (median * CORES)  # MB/s per core of this machine, for the job
     assert c["status"] == "measured" and c["here_mb_s_per_core"] == pytest.approx(here)
@@ -72,7 +82,7 @@ def test_the_measured_drives_keep_the_targets_cpu_to_drive_balance(runs):
 
 
 def test_a_core_speed_given_is_used_as_is_and_recorded_as_before():
-    m = _spec(core_speed=0.5).scale
+    m = _spec(core_speed=0.5).scale.to_dict()
     assert "calibration" not in m  # (the fingerprint of a study recorded before calibration existed holds)
     assert m["rate_factor"] == pytest.approx(CORES / (12 * 0.5))
 
@@ -88,7 +98,7 @@ def test_a_core_speed_that_cannot_be_had_is_one_clear_error(edit, says):
 
 
 def test_the_calibration_runs_the_models_job_in_memory_on_one_plain_directory(tmp_path):
-    from tierbench.study.calibration import REPEATS, calibration_spec
+    from tierbench.scale.calibration import REPEATS, calibration_spec
 
     raw = tomllib.loads(QUICK)
     spec = parse_spec(raw, source="scaled.toml")
@@ -108,12 +118,14 @@ def test_the_calibration_runs_the_models_job_in_memory_on_one_plain_directory(tm
 def test_the_calibration_runs_under_the_studys_page_cache_budget(tmp_path, monkeypatch):
     """The study's runs took 13-28% longer than a calibration without its budget and sampling (docs/scale-model.md):
     the calibration's runner holds the engines to the model's page cache budget, though its spec has no scale model."""
-    from tierbench.study import calibration, runner
+    from tierbench.scale import calibration
+    from tierbench.scale.hooks import study_runner
+    from tierbench.study import runner
 
     seen = {}
 
     def run(self):  # (stops the calibration where it would start its runs: what is checked is what it runs under)
-        seen.update(budget=self.page_cache_budget, scale=self.spec.scale)
+        seen.update(budget=budget_of(self), scale=self.spec.scale)
         raise RuntimeError("stopped here")
 
     monkeypatch.setattr(runner.StudyRunner, "run", run)
@@ -121,15 +133,22 @@ def test_the_calibration_runs_under_the_studys_page_cache_budget(tmp_path, monke
     spec = parse_spec(raw, source="scaled.toml")
     with pytest.raises(RuntimeError, match="stopped here"):
         calibration.calibrated(spec, raw, tmp_path, tmp_path / "r", ["tierbench"], resume=False)
-    assert seen["scale"] is None and seen["budget"] == spec.scale["page_cache_bytes"] > 0
-    assert runner.StudyRunner(spec, tmp_path / "s", ["tierbench"]).page_cache_budget == spec.scale["page_cache_bytes"]
+    assert seen["scale"] is None and seen["budget"] == spec.scale.page_cache_bytes > 0
+    assert budget_of(study_runner(spec, tmp_path / "s", ["tierbench"])) == spec.scale.page_cache_bytes
+
+
+def budget_of(runner) -> int | None:
+    """The page cache budget a runner's hooks hold its engines to (scale/hooks.py)."""
+    from tierbench.scale.hooks import PageCacheBudget
+
+    return next((h.bytes for h in runner.hooks if isinstance(h, PageCacheBudget)), None)
 
 
 def test_where_the_study_emulates_the_calibration_runs_on_the_models_io_path_without_its_limits(tmp_path):
     """A memory-backed device nothing slows but memory, durable writes: the loop device's copies and the syncs are
     CPU work the model's runs do too, and a calibration without them made the all-SSD TeraSort 29% slower than the
     rate it measured (15% with them; the quickstart, fresh clones)."""
-    from tierbench.study.calibration import UNLIMITED, calibration_spec
+    from tierbench.scale.calibration import UNLIMITED, calibration_spec
 
     raw = tomllib.loads(QUICK)
     cal = calibration_spec(parse_spec(raw, source="scaled.toml"), raw, tmp_path, tmp_path / "calibration", emulated=True)
@@ -140,7 +159,7 @@ def test_where_the_study_emulates_the_calibration_runs_on_the_models_io_path_wit
 
 def test_the_calibration_then_runs_on_the_rates_own_drives_at_the_k_its_runs_gave(tmp_path):
     """The SanDisk rate is the all-SSD TeraSort's: two SATA SSDs a node, data and intermediate data on them."""
-    from tierbench.study.calibration import FIT_REPEATS, calibration_spec
+    from tierbench.scale.calibration import FIT_REPEATS, calibration_spec
 
     from tierbench.spec import __file__ as spec_pkg
 
@@ -148,7 +167,7 @@ def test_the_calibration_then_runs_on_the_rates_own_drives_at_the_k_its_runs_gav
     measured = parse_spec(raw, source="scaled.toml", calibration_runs=runs)
     fit = calibration_spec(measured, raw, tmp_path, tmp_path / "calibration-fit", True, FIT_REPEATS, "fit", runs)
     (device,) = fit.storage[0].emulated["data"]
-    k = measured.scale["rate_factor"]
+    k = measured.scale.rate_factor
     assert device["profile"] == "sata-ssd-2014" and fit.storage[0].intermediate == fit.storage[0].data
     assert device["figures"]["read_mb_s"] == pytest.approx(2 * 500 * k, rel=0.01)  # two drives' worth, x k
     ssd = next(c for c in measured.storage if c.name == "ssd")  # as the study's all-SSD configuration sizes them
@@ -160,10 +179,10 @@ def test_the_calibration_then_runs_on_the_rates_own_drives_at_the_k_its_runs_gav
 @given(runs=st.lists(st.floats(1, 100), min_size=1, max_size=5), fit=st.lists(st.floats(1, 100), min_size=1, max_size=3))
 def test_the_rate_is_the_runs_on_the_rates_drives_where_measured_and_the_pace_check_compares_the_unlimited_ones(runs, fit):
     spec = parse_spec(tomllib.loads(QUICK), source="scaled.toml", calibration_runs=tuple(runs), calibration_fit=tuple(fit))
-    c = spec.scale["calibration"]
-    assert c["here_mb_s_per_core"] == pytest.approx(spec.scale["data_bytes"] / 1e6 / (sorted(fit)[len(fit) // 2] * CORES))
-    assert c["runs_s"] == list(runs) and c["fit_s"] == list(fit)  # (analysis/pace.py reads runs_s)
-    assert spec.scale["rate_factor"] * 4.26 * 12 == pytest.approx(c["here_mb_s_per_core"] * CORES)
+    c = spec.scale.to_dict()["calibration"]  # (as study.json records it)
+    assert c["here_mb_s_per_core"] == pytest.approx(spec.scale.data_bytes / 1e6 / (sorted(fit)[len(fit) // 2] * CORES))
+    assert c["runs_s"] == list(runs) and c["fit_s"] == list(fit)  # (scale/pace.py reads runs_s)
+    assert spec.scale.rate_factor * 4.26 * 12 == pytest.approx(c["here_mb_s_per_core"] * CORES)
 
 
 def test_a_folder_holding_a_calibration_takes_its_study_and_nothing_else(tmp_path):
@@ -175,7 +194,7 @@ def test_a_folder_holding_a_calibration_takes_its_study_and_nothing_else(tmp_pat
 
 
 def test_nothing_is_calibrated_where_the_study_would_be_refused(tmp_path):
-    from tierbench.study.calibration import calibrated
+    from tierbench.scale.calibration import calibrated
 
     out = tmp_path / "r"
     shutil.copytree(Path(__file__).parent / "fixtures" / "quickstart-results", out)
@@ -188,17 +207,35 @@ def test_nothing_is_calibrated_where_the_study_would_be_refused(tmp_path):
 def test_the_report_says_the_calibrated_figure_is_fitted_not_found(tmp_path):
     d, _ = _scaled_results(tmp_path, {"single": 1 << 20, "split": 1 << 20})
     study = json.loads((d / "study.json").read_text())
-    study["spec"]["scale"] = parse_spec(tomllib.loads(QUICK), source="s.toml", calibration_runs=(9.4, 9.5, 11.5)).scale
+    study["spec"]["scale"] = parse_spec(tomllib.loads(QUICK), source="s.toml", calibration_runs=(9.4, 9.5, 11.5)).scale.to_dict()
     (d / "study.json").write_text(json.dumps(study))
     text = str(_section(d))
     assert "measured, not assumed" in text and "9.4, 9.5, 11.5 s" in text
     assert "calibration, not a finding" in text and "3,262.5" in text
 
 
+def test_the_report_says_what_the_model_keeps_fits_and_predicts(tmp_path):
+    """The scale section says in plain words: the ratios kept come from the target's figures; k (where measured) and
+    the seek sizes are fitted; the other ratios are predicted."""
+    d, _ = _scaled_results(tmp_path, {"single": 1 << 20, "split": 1 << 20})
+    given = str(_section(d))  # (core_speed given: k is fitted to nothing)
+    assert "Kept: the ratios in the table above, derived from the target's figures" in given
+    assert "Fitted: the request sizes at which an emulated drive pays the target's seeks (1024 KiB writes, 256 KiB" in given
+    study = json.loads((d / "study.json").read_text())
+    assert study["spec"]["scale"]["hold_map_output"]  # (where it holds none, no direct reads: the write size alone)
+    assert "comes from the core_speed the spec gave" in given and "Predicted: every other ratio" in given
+    study = json.loads((d / "study.json").read_text())
+    study["spec"]["scale"] = parse_spec(tomllib.loads(QUICK), source="s.toml", calibration_runs=(9.4, 9.5, 11.5)).scale.to_dict()
+    (d / "study.json").write_text(json.dumps(study))
+    measured = str(_section(d))
+    assert "Fitted: the drives' speed factor k" in measured and "a ratio to that run (its terasort)" in measured
+    assert "1024 KiB writes, 256 KiB reduce-side reads), chosen while watching" in measured
+
+
 def test_the_report_gives_each_configurations_work_beside_its_runtime():
     from statistics import median
 
-    from tierbench.model.transfer import active_seconds
+    from tierbench.analysis.measures import active_seconds
 
     d = Path(__file__).parent / "fixtures" / "scale-model-results"  # a scaled quickstart: Hadoop's jobs, with phases
     table = next(b for b in _section(d).blocks if getattr(b, "head", None) and "work" in b.head)
@@ -211,7 +248,7 @@ def test_the_report_gives_each_configurations_work_beside_its_runtime():
 
 
 def test_a_study_of_several_engines_is_calibrated_on_its_first(tmp_path):
-    from tierbench.study.calibration import calibration_spec
+    from tierbench.scale.calibration import calibration_spec
 
     text = QUICK.replace('[engine]\nkind = "hadoop"', '[engines.first]\nkind = "hadoop"\n[engines.second]\nkind = "hadoop"\n'
                          'conf = { "mapreduce.task.io.sort.factor" = "20" }')
@@ -224,7 +261,7 @@ def test_a_study_of_several_engines_is_calibrated_on_its_first(tmp_path):
 
 def test_nothing_is_calibrated_where_the_drives_cannot_be_emulated(tmp_path, monkeypatch):
     from tierbench.storage import emulation
-    from tierbench.study.calibration import calibrated
+    from tierbench.scale.calibration import calibrated
 
     def cannot():  # (a FAKE check: this machine can emulate; a user's without root or blkio cannot)
         raise UserError("device emulation needs root (loop devices, mount and the blkio cgroup): run as root")
@@ -239,7 +276,8 @@ def test_nothing_is_calibrated_where_the_drives_cannot_be_emulated(tmp_path, mon
 def test_the_pace_check_runs_the_calibrations_job_again_after_the_study(tmp_path, monkeypatch):
     """After a calibrated study: the calibration's study again, PACE_REPEATS runs, in calibration-after/, under the
     study's page cache budget; nothing for a study whose core_speed was given."""
-    from tierbench.study import calibration, runner
+    from tierbench.scale import calibration
+    from tierbench.study import runner
 
     seen = []
     monkeypatch.setattr(runner.StudyRunner, "run", lambda self: seen.append(self))
@@ -250,15 +288,16 @@ def test_the_pace_check_runs_the_calibrations_job_again_after_the_study(tmp_path
     assert check.results.path == tmp_path / "r" / "calibration-after" and check.resume is False
     assert check.spec.repeats == calibration.PACE_REPEATS and check.spec.name.endswith("-calibration-after")
     assert [w.name for w in check.spec.workloads] == ["teragen", "terasort"] and check.spec.scale is None
-    assert check.page_cache_budget == measured.scale["page_cache_bytes"]
+    assert budget_of(check) == measured.scale.page_cache_bytes
     calibration.pace_check(_spec(core_speed=0.5), raw, tmp_path, tmp_path / "r2", ["tierbench"])
     assert len(seen) == 1  # core_speed given: no calibration, so no pace to check
 
 
 def test_after_a_calibration_on_the_rates_drives_the_pace_check_runs_on_them_and_is_compared_with_those_runs(
         tmp_path, monkeypatch):
-    from tierbench.analysis.pace import pace
-    from tierbench.study import calibration, runner
+    from tierbench.scale.pace import pace
+    from tierbench.scale import calibration
+    from tierbench.study import runner
 
     seen = []
     monkeypatch.setattr(runner.StudyRunner, "run", lambda self: seen.append(self))
@@ -277,7 +316,7 @@ def _with_pace_check(tmp_path, before: tuple[float, ...], fit: tuple[float, ...]
     d, _ = _scaled_results(tmp_path, {"single": 1 << 20, "split": 1 << 20})
     study = json.loads((d / "study.json").read_text())
     study["spec"]["scale"] = parse_spec(tomllib.loads(QUICK), source="s.toml", calibration_runs=before,
-                                        calibration_fit=fit).scale
+                                        calibration_fit=fit).scale.to_dict()
     (d / "study.json").write_text(json.dumps(study))
     shutil.copytree(Path(__file__).parent / "fixtures" / "quickstart-results", d / "calibration-after")
     return d
@@ -286,8 +325,8 @@ def _with_pace_check(tmp_path, before: tuple[float, ...], fit: tuple[float, ...]
 def test_the_report_says_whether_this_machines_pace_held_through_the_study(tmp_path):
     from statistics import median
 
-    from tierbench.analysis.pace import pace
-    from tierbench.model.transfer import active_seconds
+    from tierbench.scale.pace import pace
+    from tierbench.analysis.measures import active_seconds
 
     after = [active_seconds(r) for r in ResultsDir(Path(__file__).parent / "fixtures" / "quickstart-results").load().runs
              if r.ok and r.label == "terasort"]
@@ -311,7 +350,7 @@ def check_calibration(results: Path) -> None:
     and the drives the study emulated are the target's x the k they give."""
     import json
 
-    from tierbench.study.calibration import FIT_REPEATS, PACE_REPEATS, SIZING_REPEATS
+    from tierbench.scale.calibration import FIT_REPEATS, PACE_REPEATS, SIZING_REPEATS
 
     study = json.loads((results / "study.json").read_text())
     scale, cal = study["spec"]["scale"], study["spec"]["scale"]["calibration"]
@@ -320,6 +359,8 @@ def check_calibration(results: Path) -> None:
     assert len(sorts) == SIZING_REPEATS and cal_device["profile"]["name"] == "unlimited", cal_device
     fits, fit_device = _calibration_sorts(results / "calibration-fit")
     assert sorted(cal["fit_s"]) == pytest.approx(sorted(fits)) and len(fits) == FIT_REPEATS
+    # the measurements the study took its k from, beside its runs.jsonl
+    assert json.loads((results / "calibration.json").read_text()) == {"runs_s": cal["runs_s"], "fit_s": cal["fit_s"]}
     cores = os.cpu_count() or 1  # k = cores here / (12 there x core_speed), core_speed = 4.26 / the rate per core here
     first_k = cores / 12 * (scale["data_bytes"] / 1e6 / (sorted(sorts)[len(sorts) // 2] * cores)) / 4.26
     assert fit_device["profile"]["name"] == "sata-ssd-2014"
@@ -345,9 +386,9 @@ def check_pace_followed(results: Path) -> None:
     calibration's, each recording its k, and the report says so."""
     import json
 
-    from tierbench.model.transfer import active_seconds
+    from tierbench.analysis.measures import active_seconds
     from tierbench.store import ResultsDir
-    from tierbench.study.pace_follow import MOST, PACE_WINDOW
+    from tierbench.scale.pace_follow import MOST, PACE_WINDOW
 
     study = json.loads((results / "study.json").read_text())
     k, fit = study["spec"]["scale"]["rate_factor"], study["spec"]["scale"]["calibration"]["fit_s"]
@@ -375,3 +416,93 @@ def _calibration_sorts(folder: Path) -> tuple[list[float], dict]:
     assert device["backing"] == "memory" and all(r["storage"]["data"] == [device["mount"]] for r in runs)
     assert not Path(device["mount"]).exists()  # brought down when that study was done
     return work, device
+
+
+EMULATED = tomllib.loads(resources.files("tierbench.spec").joinpath("quickstart-emulated.toml").read_text())
+
+
+@pytest.mark.parametrize("fit", [(), (6.0, 6.2, 6.4)])
+def test_the_calibrated_spec_is_the_spec_parsed_at_the_measured_k_without_parsing_it_again(fit):
+    """with_calibration replaces k and the emulated drives' figures in the spec parsed once; what it gives is what
+    parsing the tables written at the measured k gave (the former way): the same study.json spec and fingerprint,
+    so that a study recorded so resumes and reports as it did."""
+    from tierbench.scale.derive import apply_scale, parse_scale, with_calibration
+    from tierbench.spec.schema import parse_spec as parse_plain
+
+    raw, measured = copy.deepcopy(EMULATED), Measured((5.0, 5.2, 5.4), fit)
+    pending = parse(copy.deepcopy(raw), "q.toml", Path.cwd())
+    model = parse_scale("q.toml", raw, Path.cwd(), measured.runs_s, measured.fit_s)
+    former = parse_plain(apply_scale("q.toml", raw, model), "q.toml", Path.cwd(), scale=model)
+    now = with_calibration(pending, raw, Path.cwd(), measured)
+    assert now.to_dict() == former.to_dict() and now.fingerprint() == former.fingerprint()
+    assert now.scale.rate_factor != pending.scale.rate_factor and now.scale.calibration_measured
+    assert pending.scale.calibration_pending and not pending.scale.calibration_measured
+
+
+def test_a_scale_model_is_the_same_value_read_back_from_study_json():
+    m = parse(copy.deepcopy(EMULATED), "q.toml", measured=Measured((5.0, 5.2, 5.4), (6.0,))).scale
+    from tierbench.spec.scale import ScaleModel
+
+    assert ScaleModel.from_dict(json.loads(json.dumps(m.to_dict()))) == m
+
+
+def test_a_spec_with_scale_is_refused_by_the_plain_parser():
+    from tierbench.spec.schema import parse_spec as parse_plain
+
+    with pytest.raises(SpecError, match="scale"):
+        parse_plain(tomllib.loads(QUICK), "q.toml")
+
+
+def _calibrated_without_runs(tmp_path, monkeypatch, out: Path):
+    """calibrated() on --resume, any study it would run refused (it must read its k, not measure it)."""
+    from tierbench.scale import calibration
+    from tierbench.study import runner
+
+    def ran(self):
+        raise AssertionError(f"a calibration ran in {self.results.path}")
+
+    monkeypatch.setattr(runner.StudyRunner, "run", ran)
+    raw = copy.deepcopy(EMULATED)
+    spec = parse(copy.deepcopy(raw), "q.toml", tmp_path)
+    return calibration.calibrated(spec, raw, tmp_path, out, ["tierbench"], resume=True)
+
+
+def test_a_finished_calibration_is_read_back_from_calibration_json(tmp_path, monkeypatch):
+    from tierbench.store.derived import CALIBRATION_FILE
+
+    out = tmp_path / "r"
+    out.mkdir()
+    ResultsDir(out).save_calibration(Measured((5.0, 5.2, 5.4), (6.0, 6.1, 6.2)).to_dict())
+    assert json.loads((out / CALIBRATION_FILE).read_text()) == {"runs_s": [5.0, 5.2, 5.4], "fit_s": [6.0, 6.1, 6.2]}
+    ResultsDir(out).check_may_run(resume=False)  # (calibration.json: the study about to be made here's own)
+    spec = _calibrated_without_runs(tmp_path, monkeypatch, out)
+    assert spec.scale.calibration.runs_s == (5.0, 5.2, 5.4) and spec.scale.calibration.fit_s == (6.0, 6.1, 6.2)
+    (out / CALIBRATION_FILE).unlink()
+    (tmp_path / "elsewhere.json").write_text(json.dumps({"runs_s": [1.0]}))
+    (out / CALIBRATION_FILE).symlink_to(tmp_path / "elsewhere.json")  # never followed: the folder is not ours
+    with pytest.raises(UserError, match="holds no tierbench results"):
+        _calibrated_without_runs(tmp_path, monkeypatch, out)
+    with pytest.raises(UserError, match="not a regular file"):
+        ResultsDir(out).calibration()
+
+
+def test_a_folder_calibrated_before_calibration_json_resumes_from_its_study_json(tmp_path, monkeypatch):
+    """A results folder recorded before calibration.json existed holds its calibration in study.json's spec."""
+    measured = parse(copy.deepcopy(EMULATED), "q.toml", tmp_path, measured=Measured((5.0, 5.2, 5.4), (6.0,)))
+    out = tmp_path / "r"
+    ResultsDir(out).create(study={"name": measured.name, "fingerprint": measured.fingerprint(),
+                                  "spec": measured.to_dict()})
+    spec = _calibrated_without_runs(tmp_path, monkeypatch, out)
+    assert spec.fingerprint() == measured.fingerprint() and spec.scale == measured.scale
+
+
+def test_the_calibration_is_measured_by_one_rule_for_the_study_and_its_stored_spec():
+    from tierbench.spec.scale import measured_calibration
+
+    pending = parse(copy.deepcopy(EMULATED), "q.toml").scale
+    measured = parse(copy.deepcopy(EMULATED), "q.toml", measured=Measured((5.0, 5.2, 5.4))).scale
+    given = _spec(core_speed=0.5).scale
+    for model in (pending, measured, given):
+        assert bool(measured_calibration(model.to_dict())) == model.calibration_measured
+    assert measured.calibration_measured and pending.calibration_pending and not given.calibration_pending
+    assert measured_calibration(None) is None

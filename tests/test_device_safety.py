@@ -75,7 +75,7 @@ def scratch_loop(tmp_path):
 def test_the_shared_time_controller_never_limits_a_device_taken_down_before_it_stops(cache):
     """9a95184's study brought its devices down inside the controller's block, whose exit wrote the full limits
     back onto the detached /dev/loopN (blkio accepts it): the next disk attached there met them."""
-    from tierbench.storage.shared_time import SharedTime
+    from tierbench.scale.shared_time import SharedTime
 
     dev = make("st-after")
     full = emulation.throttle_limits(dev.profile)
@@ -89,8 +89,8 @@ def test_the_shared_time_controller_never_limits_a_device_taken_down_before_it_s
 @pytest.mark.e2e
 def test_a_study_that_ends_ok_takes_its_devices_down_with_no_limit_left(cache, tmp_path):
     from tierbench.engines.fake import FakeEngine
+    from tierbench.scale.hooks import study_runner
     from tierbench.spec import parse_spec
-    from tierbench.study.runner import StudyRunner
 
     jobs = json.loads((Path(__file__).parent / "fixtures" / "job-results.json").read_text())
     raw = tomllib.loads("""
@@ -106,7 +106,7 @@ name = "teragen"
 rows = 20003
 tasks = 2
 """)
-    StudyRunner(parse_spec(raw, "l.toml", tmp_path), tmp_path / "r", ["t"], engines={"spark": FakeEngine(jobs)}).run()
+    study_runner(parse_spec(raw, "l.toml", tmp_path), tmp_path / "r", ["t"], engines={"spark": FakeEngine(jobs)}).run()
     study = json.loads((tmp_path / "r" / "study.json").read_text())
     (used,) = study["emulated"].values()
     assert emulation.devices() == []  # down, as a study that ends ok leaves them
@@ -238,7 +238,7 @@ def test_a_damaged_device_state_is_said_once_and_skipped(tmp_path, monkeypatch):
 def test_the_memory_budgets_group_is_gone_after_the_study_even_with_a_group_made_inside_it():
     """An engine's own executor may make groups inside the one it runs in; 9a95184 then left the budget's group
     behind (rmdir refuses a group that holds one) and said nothing."""
-    from tierbench.study.memory_budget import MEMORY, MemoryBudget, can_budget
+    from tierbench.scale.memory_budget import MEMORY, MemoryBudget, can_budget
 
     if why := can_budget():
         pytest.skip(f"this machine cannot make tierbench's memory group ({why}), so there is no group whose removal "

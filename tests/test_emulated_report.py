@@ -204,8 +204,8 @@ def test_a_study_records_the_limits_its_throttle_applied(tmp_path):
     from conftest import can_emulate_or_skip
     from tierbench.engines.fake import FakeEngine
     from tierbench.spec import parse_spec
+    from tierbench.scale.hooks import study_runner
     from tierbench.storage import emulation
-    from tierbench.study.runner import StudyRunner
 
     can_emulate_or_skip("there is no throttle to record")
     jobs = json.loads((Path(__file__).parent / "fixtures" / "job-results.json").read_text())
@@ -230,7 +230,7 @@ tasks = 2
                 if line.strip():
                     throttle[(line.split()[0], key)] = int(line.split()[1])
 
-    StudyRunner(spec, tmp_path / "r", ["t"], engines={"spark": FakeEngine(jobs)}, on_step=read_throttle).run()
+    study_runner(spec, tmp_path / "r", ["t"], engines={"spark": FakeEngine(jobs)}, on_step=read_throttle).run()
     (entry,) = json.loads((tmp_path / "r" / "study.json").read_text())["emulated"].values()
     applied = {k: throttle[(entry["major_minor"], key)] for k, key in (
         ("read_mb_s", "read_bps_device"), ("write_mb_s", "write_bps_device"),

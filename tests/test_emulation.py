@@ -10,7 +10,7 @@ import pytest
 
 from conftest import as_runs, can_emulate_or_skip, one_error_line, tierbench, write_spec
 from tierbench.errors import SpecError
-from tierbench.spec import parse_spec
+from tierbench.scale.derive import parse as parse_spec
 from tierbench.storage import emulation
 
 
@@ -155,7 +155,7 @@ def test_reads_and_writes_at_once_share_the_emulated_drives_time(tmp_path):
     rate, a drive and a half or two; a study's devices (SharedTime) give them one drive's time together, in halves."""
     import subprocess
 
-    from tierbench.storage.shared_time import SharedTime
+    from tierbench.scale.shared_time import SharedTime
 
     _can_emulate()
     name = f"test-st-{os.getpid()}"
@@ -260,7 +260,7 @@ def test_the_emulated_quickstart_is_the_sandisk_shape():
     hdd, ssd = "hdd-7200-2014", "sata-ssd-2014"  # the 2014 drives, scaled to this machine by the model
     assert shape == {"hdd": (hdd, hdd), "hybrid": (hdd, ssd), "ssd": (ssd, ssd)}
     assert s.durability == "durable" and s.repeats >= 3
-    assert s.scale["target"] == "sandisk-hybrid" and s.scale["target_size"] == 10**12 and s.engines[0].kind == "hadoop"
+    assert s.scale.target == "sandisk-hybrid" and s.scale.target_size == 10**12 and s.engines[0].kind == "hadoop"
 
 
 def test_unemulated_runs_the_devices_as_plain_directories_and_says_so(tmp_path, monkeypatch):

@@ -4,7 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from tierbench.spec import load_spec, make_plan
+from tierbench.scale.derive import load_spec
+from tierbench.spec import make_plan
 
 EXAMPLES = sorted((Path(__file__).parent.parent / "examples").glob("*.toml"))
 

@@ -37,7 +37,7 @@ from tierbench.redaction import MaskedLog
 from tierbench.spec import parse_spec
 from tierbench.storage import StudyLayout
 from tierbench.store import ResultsDir
-from tierbench.study.identity import parse_in
+from tierbench.scale.derive import parse_in
 from tierbench.study.runner import StudyRunner
 from tierbench.toolchain import cache_dir
 

@@ -172,15 +172,20 @@ def test_the_import_scan_sees_every_form(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("pkg, forbidden", [
-    ("spec", {"engines", "services", "study", "report", "cli", "sampling"}),
+    # the spec is parsed once and never from results: it reads no model, no scale model, no analysis (the loop
+    # spec -> model -> analysis -> spec was a study's measurements parsed back into its spec)
+    ("spec", {"engines", "services", "study", "report", "cli", "sampling", "model", "scale", "analysis"}),
     ("workloads", {"engines", "services", "study", "report", "cli", "spec"}),
     ("storage", {"engines", "services", "study", "report", "cli", "spec", "workloads"}),
     ("engines", {"study", "report", "cli", "spec"}),  # services: only as below
     ("services", {"engines", "study", "report", "cli", "spec", "workloads", "storage"}),
     ("sampling", {"engines", "services", "study", "report", "cli", "spec", "storage", "store"}),
     ("report", {"engines", "services", "study", "cli", "sampling"}),
-    ("analysis", {"engines", "services", "study", "report", "cli"}),
+    ("analysis", {"engines", "services", "study", "report", "cli", "model", "scale"}),
     ("store", {"engines", "services", "study", "report", "cli"}),
+    ("model", {"engines", "services", "study", "report", "cli", "scale", "spec"}),  # what-ifs from stored results
+    ("study", {"report", "cli", "scale", "model", "services"}),  # the scale model reaches it through hooks only
+    ("scale", {"report", "cli", "engines", "services"}),  # runs studies (study/) with its hooks, reads models
 ])
 def test_imports_follow_the_data(pkg, forbidden):
     bad = _imports(pkg) & forbidden
@@ -188,6 +193,77 @@ def test_imports_follow_the_data(pkg, forbidden):
 
 
 PACKAGES = {p.name for p in SRC.iterdir() if (p / "__init__.py").is_file()}
+
+
+def _cycle(graph: dict[str, set[str]]) -> list[str]:
+    """A cycle of the graph (its nodes in order, the first repeated at the end), or [] when it has none."""
+    done, path = set(), []
+
+    def visit(node: str) -> list[str]:
+        if node in path:
+            return path[path.index(node):] + [node]
+        if node in done:
+            return []
+        path.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            found = visit(nxt)
+            if found:
+                return found
+        path.pop()
+        done.add(node)
+        return []
+
+    for node in sorted(graph):
+        found = visit(node)
+        if found:
+            return found
+    return []
+
+
+def _package_graph() -> dict[str, set[str]]:
+    """Package -> the other packages it imports, at module level or inside a function alike (_imports)."""
+    return {pkg: (_imports(pkg) & PACKAGES) - {pkg} for pkg in PACKAGES}
+
+
+def test_no_package_import_cycle():
+    cycle = _cycle(_package_graph())
+    assert not cycle, "package import cycle: " + " -> ".join(cycle)
+
+
+def test_the_cycle_check_sees_a_cycle_made_inside_a_function(tmp_path, monkeypatch):
+    for name, text in (("a", "from ..b import x\n"), ("b", "def f():\n    from ..c import y\n"),
+                       ("c", "import tierbench.a.m\n")):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "__init__.py").write_text("")
+        (tmp_path / name / "m.py").write_text(text)
+    monkeypatch.setattr(sys.modules[__name__], "SRC", tmp_path)
+    monkeypatch.setattr(sys.modules[__name__], "PACKAGES", {"a", "b", "c"})
+    assert _cycle(_package_graph()) == ["a", "b", "c", "a"]
+    (tmp_path / "c" / "m.py").write_text("import tierbench.b.m\n")
+    assert _cycle(_package_graph()) == ["b", "c", "b"]
+    (tmp_path / "c" / "m.py").write_text("")
+    assert _cycle(_package_graph()) == []
+
+
+MAX_FILE_LINES, MAX_FUNCTION_LINES = 400, 60
+
+
+def _too_long(path: Path) -> list[str]:
+    text = path.read_text()
+    found = [f"{path.name}: {len(text.splitlines())} lines"] if len(text.splitlines()) > MAX_FILE_LINES else []
+    return found + [f"{path.name}:{n.lineno}: {n.name}() {n.end_lineno - n.lineno + 1} lines"
+                    for n in ast.walk(ast.parse(text)) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+                    and n.end_lineno - n.lineno + 1 > MAX_FUNCTION_LINES]
+
+
+def test_no_python_file_over_400_lines_and_no_function_over_60():
+    found = [line for path in sorted(SRC.rglob("*.py")) for line in _too_long(path)]
+    assert not found, "\n".join(found)
+
+
+def test_the_length_check_sees_a_long_function(tmp_path):
+    (tmp_path / "m.py").write_text("def f():\n" + "    x = 1\n" * 60 + "\n" * 340)
+    assert _too_long(tmp_path / "m.py") == ["m.py: 401 lines", "m.py:1: f() 61 lines"]
 BASE_MODULES = sorted(p.name for p in SRC.glob("*.py") if p.name not in ("__init__.py", "__main__.py"))
 # the one package a base module may reach: fields.py asks sampling/devices.py which mount holds a directory
 BASE_MAY_IMPORT = {"fields.py": {"sampling"}}

@@ -1,4 +1,4 @@
-"""The scale model's page cache budget itself (study/memory_budget.py): what its group's limit bounds, what a run
+"""The scale model's page cache budget itself (scale/memory_budget.py): what its group's limit bounds, what a run
 records of it, and that a process in it never has a read refused while its heap grows."""
 
 import subprocess
@@ -8,7 +8,7 @@ import pytest
 
 
 def test_a_run_records_what_the_budget_did_not_hold_of_it_alone():
-    from tierbench.study.memory_budget import MemoryBudget
+    from tierbench.scale.memory_budget import MemoryBudget
 
     budget = MemoryBudget("recording", 4 << 20)  # (not entered: the recording alone, no group, no root)
     budget.start_run()
@@ -20,7 +20,7 @@ def test_a_run_records_what_the_budget_did_not_hold_of_it_alone():
 
 
 def test_the_budget_bounds_clean_page_cache_and_leaves_writes_on_their_way_out_of_it():
-    from tierbench.study.memory_budget import HEADROOM, clean_cache, limit_for
+    from tierbench.scale.memory_budget import HEADROOM, clean_cache, limit_for
 
     mb = 1 << 20
     st = {"total_rss": 700 * mb, "total_mapped_file": 40 * mb, "total_cache": 200 * mb, "total_dirty": 90 * mb,
@@ -69,7 +69,7 @@ def test_a_heap_that_grows_between_two_polls_never_has_a_read_refused(tmp_path):
     HEADROOM alone for room (before 2026-11-27) 1-3 of this process's reads were refused in 4 of 5 runs."""
     import os
 
-    from tierbench.study.memory_budget import MemoryBudget, can_budget
+    from tierbench.scale.memory_budget import MemoryBudget, can_budget
 
     if why := can_budget():
         pytest.skip(f"this machine cannot make tierbench's memory group, so no process can grow in it: {why}")
@@ -91,7 +91,7 @@ def test_a_heap_that_grows_between_two_polls_never_has_a_read_refused(tmp_path):
 
 
 def test_a_run_that_failed_under_the_budget_runs_once_more_unless_its_error_names_a_full_disk():
-    from tierbench.study.runner import retry_under_budget
+    from tierbench.study.failures import retry_under_budget
 
     race = "hadoop job exited 1: Caused by: java.lang.ClassNotFoundException: org.apache.hadoop.io.LongWritable"
     full = ("hadoop job exited 1: Caused by: org.apache.hadoop.util.DiskChecker$DiskErrorException: Could not find "

@@ -13,7 +13,8 @@ import pytest
 from conftest import tierbench
 from tierbench.model.hardware import hardware_from_dict, load_hardware
 from tierbench.model.published import compare
-from tierbench.model.transfer import active_seconds, equivalent_configs, modelled_config, time_factor, transfer
+from tierbench.analysis.measures import active_seconds
+from tierbench.model.transfer import equivalent_configs, modelled_config, time_factor, transfer
 from tierbench.model.whatif import study_model
 from tierbench.store import ResultsDir
 

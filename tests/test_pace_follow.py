@@ -1,4 +1,4 @@
-"""A scale model's drives following this machine's pace through the study (study/pace_follow.py): which
+"""A scale model's drives following this machine's pace through the study (scale/pace_follow.py): which
 configuration measures it, the k each run goes at, the devices' limits rescaled, and each run carried to the target
 at its own k. Fast: no JVM, no device (the blkio writer is a recorder, named so)."""
 
@@ -12,9 +12,16 @@ import pytest
 from tierbench.analysis.emulated import emulated_devices
 from tierbench.model.hardware import load_hardware
 from tierbench.model.transfer import transfer
-from tierbench.spec.schema import parse_spec
-from tierbench.storage.shared_time import SharedTime
-from tierbench.study.pace_follow import MOST, PaceFollower, pace_config
+from tierbench.scale.shared_time import SharedTime
+from tierbench.scale.pace_follow import MOST, PaceFollower, pace_config
+from tierbench.scale.derive import Measured, parse
+
+
+def parse_spec(raw, source, base_dir=None, calibration_runs=(), calibration_fit=()):
+    """The spec parsed once (scale/derive.py parse), with a calibration's measurements where given."""
+    measured = Measured(tuple(calibration_runs), tuple(calibration_fit)) if calibration_runs else None
+    return parse(raw, source, base_dir, measured=measured)
+
 
 QUICKSTART = tomllib.loads(resources.files("tierbench.spec").joinpath("quickstart-emulated.toml").read_text())
 FIT = (6.0, 6.2, 6.4, 6.6, 6.8, 7.0, 7.2)  # the calibration's runs on the rate's drives: its rate_s is 6.6 s
@@ -55,7 +62,7 @@ def test_the_configuration_on_the_rates_own_drives_measures_the_pace():
 def test_k_follows_each_run_of_the_calibrated_job_on_those_drives_for_that_jobs_runs():
     spec, shared = quickstart(), shared_time()
     pace = PaceFollower(spec, "ssd", shared)
-    k = spec.scale["rate_factor"]
+    k = spec.scale.rate_factor
     pace.before("terasort")
     assert pace.current() == {"k": k, "factor": 1.0, "from": "the calibration"} and shared.apply.applied == []
     assert pace.after(terasort(config="hdd")) is None and pace.after(terasort(status="failed")) is None
@@ -81,7 +88,7 @@ def test_k_follows_each_run_of_the_calibrated_job_on_those_drives_for_that_jobs_
 def test_k_follows_the_median_of_the_last_runs_that_measured_the_pace():
     """One run's work is noisy: the pace is the median of the last PACE_WINDOW runs of the job on the pace drives,
     the calibration's fit runs first: one fast run beside the fit's moves k less than it says, two move it."""
-    from tierbench.study.pace_follow import PACE_WINDOW
+    from tierbench.scale.pace_follow import PACE_WINDOW
 
     pace = PaceFollower(quickstart(), "ssd", shared_time())  # the fit's runs end 6.8, 7.0, 7.2 s
     factors = []
@@ -130,7 +137,7 @@ def test_the_report_lists_the_ks_the_runs_went_at_and_the_pace_check_says_what_a
 
     from test_calibration import _section, _with_pace_check
 
-    from tierbench.analysis.pace import pace
+    from tierbench.scale.pace import pace
     from tierbench.store import ResultsDir
 
     d = _with_pace_check(tmp_path, (9.0, 9.0, 9.0))  # the pace check's runs far faster: it moved

@@ -27,7 +27,7 @@ from tierbench.store import ResultsDir
 
 FIXTURES = Path(__file__).parent / "fixtures"
 SCALE = FIXTURES / "scale-model-results"
-# what a measured calibration records (model/scale.py Calibration): its job's rate on two SATA SSDs, the all-SSD
+# what a measured calibration records (scale/model.py Calibration): its job's rate on two SATA SSDs, the all-SSD
 # configuration's own drives, so that configuration's TeraSort is the fitted one
 CALIBRATION = {"status": "measured", "job": "terasort", "target_mb_s_per_thread": 4.26, "core_speed": 0.52,
                "source": "SanDisk 2014 TeraSort, all-SSD: 3,262.5 s", "runs_s": [14.0, 14.2, 14.1], "data_bytes": 134217728,

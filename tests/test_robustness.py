@@ -56,7 +56,7 @@ def test_a_second_study_on_the_same_data_roots_is_refused_and_the_first_keeps_it
     holder = hold(f"""
         import tomllib
         from pathlib import Path
-        from tierbench.study.identity import parse_in
+        from tierbench.scale.derive import parse_in
         from tierbench.storage import StudyLayout
         layout = StudyLayout(parse_in(tomllib.loads({SPEC.format(d=tmp_path)!r}), "s.toml", None, Path({str(tmp_path / 'other-res')!r})))
         layout.claim()
@@ -247,22 +247,26 @@ class FakeBudget:
         return {"page_cache_budget_bytes": 1 << 20, "page_cache_peak_bytes": 0, "page_cache_median_bytes": 0, "polls": 1}
 
 
-def _budget(monkeypatch, budget):
+def _budget(budget) -> tuple:
+    """The study's hooks: one that yields `budget` as its page cache budget (a FAKE: no memory group), or none."""
     import contextlib
 
-    monkeypatch.setattr(StudyRunner, "_memory_budget", lambda self: contextlib.nullcontext(budget))
+    from tierbench.study.hooks import RunHook
+
+    hook = RunHook()
+    hook.memory_budget = budget
+    return (lambda state: contextlib.nullcontext(hook if budget else None),)
 
 
 @pytest.mark.parametrize("budget", [FakeBudget(), None])
 def test_a_run_failed_under_the_budget_is_recorded_and_run_once_more(tmp_path, budget, monkeypatch):
     from tierbench.store.results import latest_ok
 
-    _budget(monkeypatch, budget)
     spec = make_spec(tmp_path)
     refused = ("hadoop job exited 1: # Native memory allocation (mmap) failed to map 36864 bytes. Error detail: "
                "committing reserved memory.")
     engine = FakeEngine(JOB_RESULTS, fail_once={"teragen": refused})
-    StudyRunner(spec, tmp_path / "results", ["t"], engines={"spark": engine}).run()
+    StudyRunner(spec, tmp_path / "results", ["t"], engines={"spark": engine}, hooks=_budget(budget)).run()
     recs = [r for r in ResultsDir(tmp_path / "results", on_warning=lambda w: None).records() if r["workload"] == "teragen"]
     first = recs[0]
     assert first["status"] == "failed" and first["error"] == refused  # the failed attempt stays on record
@@ -273,10 +277,9 @@ def test_a_run_failed_under_the_budget_is_recorded_and_run_once_more(tmp_path, b
 
 
 def test_a_job_that_really_fails_under_the_budget_fails_twice_and_a_run_not_run_once(tmp_path, monkeypatch):
-    _budget(monkeypatch, FakeBudget())
     spec = make_spec(tmp_path)
     engine = FakeEngine(JOB_RESULTS, fail={"teragen": "java.lang.IllegalArgumentException: bad rows"})
-    StudyRunner(spec, tmp_path / "results", ["t"], engines={"spark": engine}).run()
+    StudyRunner(spec, tmp_path / "results", ["t"], engines={"spark": engine}, hooks=_budget(FakeBudget())).run()
     recs = ResultsDir(tmp_path / "results", on_warning=lambda w: None).records()
     gen = [r for r in recs if r["workload"] == "teragen" and (r["config"], r["repeat"]) == ("one", 1)]
     assert [r["status"] for r in gen] == ["failed", "failed"]

@@ -1,9 +1,9 @@
 """The scale model's stand-in for the target's page cache where the model's budget cannot be it: a map's spills and
-output read back from memory (model/scale.py hold_rule, tierbench.io.HeldFiles). Fast: no JVM (the e2e check is
+output read back from memory (scale/model.py hold_rule, tierbench.io.HeldFiles). Fast: no JVM (the e2e check is
 tests/test_scale_model.py's budget test)."""
 
 from tierbench.model.hardware import load_hardware
-from tierbench.model.scale import Here, derive
+from tierbench.scale.model import Here, derive, hadoop_conf
 from tierbench.units import MB
 
 SANDISK = load_hardware("sandisk-hybrid")
@@ -16,15 +16,15 @@ def test_a_maps_spills_and_output_are_held_where_a_target_nodes_cache_holds_a_wa
     model. With 4 GB a node the wave outgrows the cache: read from the drives; a Spark target never holds them."""
     from dataclasses import replace
 
-    from tierbench.model.scale import HOLD_FACTOR, hold_rule
+    from tierbench.scale.model import HOLD_FACTOR, hold_rule
 
     m = derive(SANDISK, TB, 128 * MB, Here(cores=2), target_reducers=36, task_heap=512 * MB)
     assert m.hold_map_output and hold_rule(SANDISK, 10 * 2**30)
-    conf = m.hadoop_conf()
+    conf = hadoop_conf(m)
     assert conf["tierbench.local.hold"] == "true" and conf["tierbench.local.hold.max.bytes"] == HOLD_FACTOR * 128 * MB
     small = replace(SANDISK, memory_bytes=4 * 2**30)
     m4 = derive(small, TB, 128 * MB, Here(cores=2), target_reducers=36, task_heap=512 * MB)
-    assert not m4.hold_map_output and "tierbench.local.hold" not in m4.hadoop_conf()
+    assert not m4.hold_map_output and "tierbench.local.hold" not in hadoop_conf(m4)
     assert "hold_map_output" not in m4.to_dict()  # as recorded before the rule: an old study's fingerprint holds
     assert not hold_rule(replace(SANDISK, engine="spark"), 10 * 2**30)
     shown = {s.name: s for s in m.settings}["a map's spills and output read back"]

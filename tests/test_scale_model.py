@@ -9,8 +9,8 @@ from hypothesis import given, settings, strategies as st
 
 from tierbench.errors import SpecError
 from tierbench.model.hardware import catalog, load_hardware
-from tierbench.model.scale import TARGET_SORT_BUFFER, TARGET_SPLIT, Here, derive
-from tierbench.spec.schema import parse_spec
+from tierbench.scale.model import TARGET_SORT_BUFFER, TARGET_SPLIT, Here, derive, drive_figures
+from tierbench.scale.derive import parse as parse_spec
 from tierbench.storage.emulation import Profile, throttle_limits
 from tierbench.units import MB
 
@@ -46,7 +46,7 @@ def test_data_over_cache_and_the_drive_factor_hold_for_any_model(data_mb, size_t
     assert m.rate_factor == pytest.approx(cores / (12 * speed))
     assert m.size_factor <= 1 and m.split_bytes >= MB and m.reducers >= 1 and m.sort_buffer_mb >= 1
     hdd = catalog()["hdd-7200-2014"]
-    assert m.drive_figures(hdd)["write_iops"] == pytest.approx(hdd.write_iops * m.rate_factor)
+    assert drive_figures(m, hdd)["write_iops"] == pytest.approx(hdd.write_iops * m.rate_factor)
 
 
 QUICK = """
@@ -82,7 +82,7 @@ def _spec(text=QUICK, **edits):
 
 def test_the_spec_runs_the_models_sizes_tasks_engine_settings_and_drives():
     spec = _spec()
-    m = spec.scale
+    m = spec.scale.to_dict()  # (as study.json records it)
     gen, sort, _ = spec.workloads
     assert gen.params["size"] == m["data_bytes"]
     # as many writers as splits (fewer than the slots here): each file at most a split, read as the target's blocks
@@ -212,7 +212,7 @@ def _scaled_results(tmp_path, peaks: dict[str, int], enforced=True, not_covering
     d = tmp_path / "r"
     shutil.copytree(Path(__file__).parent / "fixtures" / "quickstart-results", d)
     study = json.loads((d / "study.json").read_text())
-    scale = _spec().scale
+    scale = _spec().scale.to_dict()
     study["spec"]["scale"] = scale
     study["memory_budget"] = {"bytes": scale["page_cache_bytes"], "enforced": enforced,
                               **({"group": "/sys/fs/cgroup/memory/tierbench-x-1"} if enforced else {"why": "needs root"})}
@@ -348,7 +348,7 @@ def test_the_spark_engines_page_cache_is_held_by_the_budget_too(tmp_path):
     run) and its shuffle too, which without the budget stays in memory between the map and the reduce stage. The
     filler is random so that the shuffle, compressed by Spark, is as large as the data."""
     sort = run_scaled_study(tmp_path, "spark", 'copies = 1\nfiller = "random"', scale_lines="core_speed = 1.0")["terasort"]
-    from tierbench.study.memory_budget import ANON_ROOM, HEADROOM
+    from tierbench.scale.memory_budget import ANON_ROOM, HEADROOM
 
     b = sort["details"]["memory_budget"]  # between two polls within the limit (what the polls left: run_scaled_study)
     assert b["page_cache_peak_bytes"] <= b["page_cache_budget_bytes"] + HEADROOM + ANON_ROOM, b

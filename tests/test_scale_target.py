@@ -17,7 +17,7 @@ import pytest
 from conftest import tierbench_main
 from tierbench.model.hardware import shipped
 from tierbench.model.measured import load
-from tierbench.spec.schema import parse_spec
+from tierbench.scale.derive import parse as parse_spec
 from tierbench.units import format_size, parse_size
 
 FIXTURE = Path(__file__).parent / "fixtures" / "quickstart-emulated-results"
@@ -33,7 +33,7 @@ def scaled_copy(folder: Path, **scale) -> dict:
         return {}
     raw = tomllib.loads(QUICKSTART.read_text())
     raw["scale"] |= scale
-    model = parse_spec(raw, str(QUICKSTART), folder.parent).scale
+    model = parse_spec(raw, str(QUICKSTART), folder.parent).scale.to_dict()
     study = json.loads((folder / "study.json").read_text())
     study["spec"]["scale"] = model
     (folder / "study.json").write_text(json.dumps(study))

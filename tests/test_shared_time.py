@@ -1,11 +1,11 @@
-"""An emulated drive's reads and writes share one drive's time while a study runs (storage/shared_time.py): the
+"""An emulated drive's reads and writes share one drive's time while a study runs (scale/shared_time.py): the
 control law on simulated demands, the limits it writes, and the device's full limits before and after. Fast: no
 device (a real device's reads and writes at once: tests/test_emulation.py)."""
 
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from tierbench.storage.shared_time import FLOOR, OVER, SharedTime, Shares, shared_limits, time_used
+from tierbench.scale.shared_time import FLOOR, OVER, SharedTime, Shares, shared_limits, time_used
 
 FULL = {"read_mb_s": 100.0, "write_mb_s": 50.0, "read_iops": 200.0, "write_iops": 200.0}
 MiB = 1 << 20

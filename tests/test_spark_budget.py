@@ -48,7 +48,7 @@ def test_executors_out_of_this_machines_reach_are_said_not_held(master, says):
 def test_a_process_moved_into_the_budget_goes_back_to_its_own_group_after_the_study():
     import os
 
-    from tierbench.study.memory_budget import MemoryBudget, _memory_group_of, can_budget
+    from tierbench.scale.memory_budget import MemoryBudget, _memory_group_of, can_budget
 
     if why := can_budget():  # the test moves a real process into a real memory group and back
         pytest.skip(f"this machine cannot make tierbench's memory group, so no process can be moved into it: {why}")
@@ -69,7 +69,7 @@ def test_a_killed_studys_empty_group_is_removed_and_a_live_studys_kept():
     group of a study whose tierbench still runs, nor one still holding a process."""
     import os
 
-    from tierbench.study.memory_budget import MEMORY, remove_stale_groups, can_budget
+    from tierbench.scale.memory_budget import MEMORY, remove_stale_groups, can_budget
 
     if why := can_budget():
         pytest.skip(f"this machine cannot make memory groups (root and the cgroup-v1 memory controller), so there is no "

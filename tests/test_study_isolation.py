@@ -18,8 +18,9 @@ from tierbench.ownership import valid_name
 from tierbench.spec import parse_spec
 from tierbench.storage import StudyLayout, local_path
 from tierbench.store import ResultsDir
-from tierbench.study.calibration import calibration_spec
-from tierbench.study.identity import parse_in, study_id
+from tierbench.scale.calibration import calibration_spec
+from tierbench.scale.derive import parse_in
+from tierbench.study.identity import study_id
 from tierbench.study.runner import StudyRunner
 
 JOB_RESULTS = json.loads((Path(__file__).parent / "fixtures" / "job-results.json").read_text())

@@ -13,6 +13,7 @@ import pytest
 
 from conftest import one_error_line, tierbench_main, write_spec
 from tierbench.errors import SpecError
+from tierbench.scale.derive import parse as parse_scaled
 from tierbench.spec import load_spec, parse_spec
 from tierbench.spec.cluster import NOT_APPLIED, intermediate_applied
 from tierbench.storage.layout import StudyLayout
@@ -85,7 +86,7 @@ def test_emulated_devices_are_made_by_tierbench_so_a_fresh_cache_is_no_missing_p
 def test_the_quickstarts_spec_parses_with_an_out_folder_that_does_not_exist_yet(tmp_path, monkeypatch, which):
     monkeypatch.setenv("TIERBENCH_CACHE", str(tmp_path / "cache"))
     raw = tomllib.loads(resources.files("tierbench.spec").joinpath(which).read_text())
-    spec = parse_spec(raw, which, tmp_path / "tierbench-results" / "quickstart")
+    spec = parse_scaled(raw, which, tmp_path / "tierbench-results" / "quickstart")  # (a scale model's: derived)
     assert spec.storage and not (tmp_path / "tierbench-results").exists()
 
 
@@ -95,7 +96,7 @@ def test_every_example_parses_where_its_folders_do_not_exist_yet(path, tmp_path,
     folder that does not exist, so that the test does not depend on what an earlier run left in /tmp."""
     monkeypatch.setenv("TIERBENCH_CACHE", str(tmp_path / "cache"))
     text = path.read_text().replace("/tmp/tierbench-example", str(tmp_path / "fresh" / "tierbench-example"))
-    spec = parse_spec(tomllib.loads(text), path.name, path.parent)
+    spec = parse_scaled(tomllib.loads(text), path.name, path.parent)
     assert spec.storage and not (tmp_path / "fresh").exists()
 
 

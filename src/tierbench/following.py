@@ -1,5 +1,5 @@
 """A thread that follows the machine while a study's runs go and acts on what it finds every few tenths of a second
-(the page cache budget's limit, study/memory_budget.py; the emulated drives' shared time, storage/shared_time.py):
+(the page cache budget's limit, scale/memory_budget.py; the emulated drives' shared time, scale/shared_time.py):
 started as its context is entered, stopped and waited for as it is left."""
 
 import threading

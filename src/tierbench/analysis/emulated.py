@@ -5,7 +5,7 @@ An emulated device is a loop device that the blkio throttle holds to its profile
 low however hard the job presses it: a run writing at the throttle's pace showed loop0 1% busy. Its busy-ness is
 judged against the limits instead: each sample interval's read and write MB/s and IOPS on the device as fractions
 of the limits the throttle applied, the highest of them the interval's load (on a device whose reads and writes
-share its time while a study runs, storage/shared_time.py, the highest of each direction added up). A job that
+share its time while a study runs, scale/shared_time.py, the highest of each direction added up). A job that
 reads its input and then writes its output, each at the throttle's pace, is at the limit throughout although
 neither direction is on average; hence per interval, not per run.
 """
@@ -26,7 +26,7 @@ MINOR = 0.1  # a limit the device came near for less than this share of its load
 
 def pace_factor(run) -> float:
     """The k a run's drives went at over the study's (its calibration's): 1 but where the drives followed this
-    machine's pace through the study (study/pace_follow.py, details.pace)."""
+    machine's pace through the study (scale/pace_follow.py, details.pace)."""
     return (run.details.get("pace") or {}).get("factor", 1.0)
 
 
@@ -36,12 +36,12 @@ class EmulatedDevice:
     profile: str  # the profile's name ("hdd", "sata-ssd", ...)
     limits: dict  # what the throttle applied: read_mb_s, write_mb_s (tierbench's MB), read_iops, write_iops
     measured: dict | None  # its fio check when it was made: read_mb_s, write_mb_s
-    shared: bool = False  # its reads and writes shared one drive's time (storage/shared_time.py): their loads add up
+    shared: bool = False  # its reads and writes shared one drive's time (scale/shared_time.py): their loads add up
 
 
 def emulated_devices(emulated: dict | None, factor: float = 1.0) -> dict[str, EmulatedDevice]:
     """study.json's `emulated` (loop device -> the device as made) as EmulatedDevices, their limits x `factor` (a run
-    whose drives followed this machine's pace went at that factor of them: study/pace_follow.py); an entry without
+    whose drives followed this machine's pace went at that factor of them: scale/pace_follow.py); an entry without
     a profile (hand-edited) is left out: its runs are judged as any device's."""
     out = {}
     for dev, entry in (emulated or {}).items():

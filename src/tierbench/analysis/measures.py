@@ -1,5 +1,5 @@
-"""What one run measured, as the analysis and the report compare it: its runtime, its throughput and the
-variant it belongs to. One rule each, from the facts its workload declares (workloads/base.py); no numpy, so
+"""What one run measured, as the analysis and the report compare it: its runtime, its throughput, the time its
+job worked and the variant it belongs to. One rule each, from the facts its workload declares (workloads/base.py); no numpy, so
 that the per-run observations (observation.py) can use them without the statistics' imports."""
 
 from ..store import StoredRun
@@ -25,3 +25,17 @@ def throughput_of(record: StoredRun) -> float | None:
 def variant_of(record: StoredRun) -> str:
     """The compared unit: the storage configuration, or config@engine in a study of several engines."""
     return record.variant or record.config
+
+
+def work_seconds(details: dict, wall_s: float) -> float:
+    """The part of a run the job worked: its phases (the engine's map, shuffle, reduce intervals, from the record's
+    details), or the whole run when the record has none. What a scale model's runs carry to its target, and what its
+    calibration times (scale/)."""
+    phases = [p for p in details.get("phases", []) if p.get("level", 1) == 1]
+    worked = sum(p["end_ms"] - p["start_ms"] for p in phases) / 1000
+    return worked if 0 < worked <= wall_s else wall_s
+
+
+def active_seconds(run: StoredRun) -> float:
+    """work_seconds of a stored run."""
+    return work_seconds(run.details, run.wall_s)

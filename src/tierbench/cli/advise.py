@@ -45,7 +45,7 @@ def add_parser(subparsers):
 def run(args) -> int:
     from ..model.advise import advise
     from ..model.hardware import load_hardware
-    from ..model.scale_target import choose_size
+    from ..scale.target import choose_size
     from ..model.whatif import study_model
 
     try:

@@ -38,7 +38,7 @@ def run(args) -> int:
 
         raise UserError("--dir: give a SPEC (its directories are checked) or --dir DIR, not both")
     if args.spec:
-        from ..spec import load_spec
+        from ..scale.derive import load_spec
 
         result = check_study(load_spec(args.spec))
     else:

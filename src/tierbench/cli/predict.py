@@ -59,7 +59,7 @@ def add_parser(subparsers):
 
 def run(args) -> int:
     from ..model.hardware import catalog, load_hardware
-    from ..model.scale_target import choose_size
+    from ..scale.target import choose_size
     from ..model.whatif import predict
 
     if args.drives:

@@ -30,8 +30,8 @@ def add_parser(subparsers):
 
 
 def run(args) -> int:
-    from ..spec import load_spec, read_spec
-    from ..study.identity import parse_in
+    from ..scale.derive import load_spec, parse_in
+    from ..spec import read_spec
     from ..study.probe import probe_study
 
     # the option before the spec: a slip in it is one line whatever the spec holds (1 MiB: fio's blocks)

@@ -43,23 +43,16 @@ def run(args) -> int:
 def run_study(spec_path: str, out: str | None, resume: bool, base_dir: Path | None = None, raw=None,
               allow_mixed: bool = False, unemulated: bool = False) -> int:
     """Run the study in spec_path (or the already-read TOML `raw`, named spec_path), render its report, say where."""
+    from ..scale.study import run_study as run_in_folder
     from ..spec import read_spec
-    from ..study.identity import parse_in
 
     if raw is None:
         raw, base_dir = read_spec(spec_path)
     # (the folder before the spec is parsed: its id names the study's devices and data roots; an invalid name is
     # refused by the parse, before anything is made)
     out_dir = Path(out) if out else Path("tierbench-results") / str(raw.get("name", "study"))
-    spec = parse_in(raw, spec_path, base_dir, out_dir)
-    from ..study.calibration import calibrated, pace_check
-    from ..study.runner import StudyRunner  # the engines and the sampler: only for a valid spec
-
     command_line = [Path(sys.argv[0]).name] + sys.argv[1:]
-    spec = calibrated(spec, raw, base_dir or Path.cwd(), out_dir, command_line, resume, allow_mixed, unemulated)
-    runner = StudyRunner(spec, out_dir, command_line, resume=resume, allow_mixed=allow_mixed, unemulated=unemulated)
-    results = runner.run()
-    pace_check(spec, raw, base_dir or Path.cwd(), out_dir, command_line, allow_mixed, unemulated)
+    results = run_in_folder(raw, spec_path, base_dir, out_dir, command_line, resume, allow_mixed, unemulated)
     from .report import render
 
     html_path, md_path = render(results.path, allow_mixed=allow_mixed)

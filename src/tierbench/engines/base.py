@@ -22,7 +22,7 @@ class Engine(Protocol):
     version: str | None
     conf: dict  # the engine's resolved settings, secrets redacted
     sync_gaps: tuple[str, ...]  # durable mode: writes this engine cannot sync before a task ends, on any storage
-    # a scale model's page cache budget (study/memory_budget.py): told the pid of each process the engine starts,
+    # a scale model's page cache budget (scale/memory_budget.py): told the pid of each process the engine starts,
     # before it starts the processes that do the job's IO (children are born in their parent's group)
     confine: Callable[[int], None] | None = None
     # and told, during each run, what of the run's processes it does not hold and why (executors on a cluster's

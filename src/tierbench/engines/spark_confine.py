@@ -1,4 +1,4 @@
-"""Which of a Spark application's processes a scale model's page cache budget holds (study/memory_budget.py).
+"""Which of a Spark application's processes a scale model's page cache budget holds (scale/memory_budget.py).
 
 Local mode: the executors are threads of the application's JVM, born from its worker process, which SparkApp moves
 into the budget's group before it asks it to start the JVM: all of the application is held.

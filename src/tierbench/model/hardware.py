@@ -90,7 +90,7 @@ class CpuRate:
     mb_s_per_thread: float
     source: str
     drive: str = ""  # the drives of the run the rate comes from (data and intermediate on them), of the catalog ...
-    count: int = 0   # ... and how many a node had: the calibration runs the job on them too (study/calibration.py)
+    count: int = 0   # ... and how many a node had: the calibration runs the job on them too (scale/calibration.py)
 
 
 @dataclass(frozen=True)

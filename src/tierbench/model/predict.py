@@ -23,8 +23,7 @@ from dataclasses import dataclass, field, replace
 
 from .hardware import Drive, Hardware
 from .profile import RunProfile
-from .rules import hadoop_intermediate, node_page_cache, read_back_share, spark_intermediate, stream_mb_s
-from .scale import TARGET_SORT_BUFFER, TARGET_SPLIT
+from .rules import TARGET_SORT_BUFFER, TARGET_SPLIT, hadoop_intermediate, node_page_cache, read_back_share, spark_intermediate, stream_mb_s
 
 MB = 1e6
 

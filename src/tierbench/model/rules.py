@@ -14,6 +14,9 @@ SORT_FACTOR = 10             # mapreduce.task.io.sort.factor: segments merged at
 SPILL_PERCENT = 0.80         # mapreduce.map.sort.spill.percent: the sort buffer spills when this full
 SHUFFLE_BUFFER = 0.70        # mapreduce.reduce.shuffle.input.buffer.percent: a reducer's heap for fetched maps
 MERGE_PERCENT = 0.66         # mapreduce.reduce.shuffle.merge.percent: the in-memory merge starts when this full
+# What a Hadoop job of the studies' time used when the study names no figure of its own (Hadoop's defaults)
+TARGET_SPLIT = 128 << 20        # dfs.blocksize: one map per block
+TARGET_SORT_BUFFER = 100 << 20  # mapreduce.task.io.sort.mb
 # Spark: spark.memory.fraction 0.6 of (heap - 300 MB), half of it for execution by default; shared by a JVM's tasks
 SPARK_EXECUTION_SHARE = 0.6 * 0.5
 SPARK_RESERVED = 300 << 20
@@ -101,5 +104,5 @@ def stream_mb_s(drive: Drive, rw: str, io_kib: float, streams: float) -> float:
 
 def node_page_cache(memory_bytes: float, cores: int, task_heap: float, floor_share: float = 0.05) -> float:
     """A node's page cache: its memory less its task slots' heaps (never under `floor_share` of it, as the scale
-    model counts it: model/scale.py)."""
+    model counts it: scale/model.py)."""
     return max(memory_bytes * floor_share, memory_bytes - cores * task_heap)

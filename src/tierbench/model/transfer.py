@@ -1,6 +1,6 @@
 """A scale model's runs carried to the cluster it models: similarity, not the resource model.
 
-A study with [scale] ran one target node shrunk (model/scale.py): per node the same data / page cache, task
+A study with [scale] ran one target node shrunk (scale/model.py): per node the same data / page cache, task
 sizes / task memory, fetch sizes, tasks per drive, and CPU / drive speed, with every drive slowed by k (the
 machine's cores / the target's) and the data shrunk from D (the target's per node) to d. Every resource then
 does d / D of its target work at k times its target rate, so each second the model's job works stands for
@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..analysis.emulated import pace_factor
+from ..analysis.measures import active_seconds
 from ..analysis.observation import device_roles
 from ..analysis.stats import median_interval
 from ..store import StoredRun, StoredStudy
@@ -119,14 +120,6 @@ def equivalent_configs(stored: StoredStudy, workload: str, config: str, k: float
 def time_factor(scale: dict, hw: Hardware, size_bytes: float) -> float:
     """Target seconds per second of the model's active time: k x (the target's data per node / the model's)."""
     return scale["rate_factor"] * (size_bytes / hw.nodes) / scale["data_bytes"]
-
-
-def active_seconds(run) -> float:
-    """The part of a run the job worked: its phases (the engine's map, shuffle, reduce intervals), or the whole
-    run when the record has none."""
-    phases = [p for p in run.details.get("phases", []) if p.get("level", 1) == 1]
-    worked = sum(p["end_ms"] - p["start_ms"] for p in phases) / 1000
-    return worked if 0 < worked <= run.wall_s else run.wall_s
 
 
 def transfer(stored: StoredStudy, workload: str, hw: Hardware, size_bytes: float | None = None) -> Transferred | None:

@@ -9,7 +9,7 @@ from statistics import median
 from ..analysis.cost import cost_from_dict, workload_cost
 from ..analysis.emulated import pace_factor
 from ..analysis.stats import variant_of
-from ..model.transfer import active_seconds
+from ..analysis.measures import active_seconds
 
 
 @dataclass(frozen=True)

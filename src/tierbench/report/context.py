@@ -7,7 +7,7 @@ from datetime import datetime, timezone
 
 from ..analysis.cost import study_costs
 from ..analysis.observation import RunObservation, observe
-from ..analysis.pace import Pace, pace
+from ..scale.pace import Pace, pace
 from ..analysis.stats import Analysis, analyse, per_value_baselines, runs_for_analysis
 from ..analysis.tables import per_run_values, profiled_runs
 from ..store import StoredRun, StoredStudy

@@ -1,138 +1,128 @@
-"""[scale]: the study as a scale model of a full-size job on a target cluster (model/scale.py derives it).
+"""Spec.scale: a scale model's derived settings as one frozen value (scale/model.py derives it from the [scale]
+table, docs/scale-model.md). study.json stores it as `to_dict()`, the form the report and `predict` read, and which
+the study's fingerprint hashes; `from_dict` reads that form back (older folders' too)."""
 
-    [scale]
-    target = "sandisk-hybrid"   # a hardware description (docs/hardware.md): shipped name or .toml path
-    size = "1TB"                # the full-size job's data, all nodes (decimal units, as the studies count)
-    data = "256MB"              # the model's data on this machine (default 256MB)
-    core_speed = "measured"     # a target core's speed relative to one of this machine's: a number, or "measured"
-                                # (the default where the target gives a rate for a workload of the study, else 1)
-    reducers = 36               # the target job's reducers (default: one per task slot of every node)
-    task_heap = "512MB"         # the target's task JVM heap (default 1GB)
-
-The derived settings are written into the spec's tables before they are parsed, so that each parser checks
-them as it checks a user's values: the tera workloads' sizes, tasks, splits and partitions, the hadoop engine's
-task memory and concurrency, and emulated drives named from the drive catalog, scaled by k. A setting the user
-gave is kept, and the model says so (`overridden`).
-"""
-
-import copy
-import os
-from dataclasses import replace
-from pathlib import Path
-
-from ..errors import SpecError
-from ..fields import between, positive_int, table, unknown_fields
-from ..model.hardware import catalog, load_hardware
-from ..model.scale import MODEL_JAVA_OPTIONS, Calibration, Here, ScaleModel, derive, direct_read_request
-from ..storage.emulation import read_iops_limit
-from ..units import parse_size
-from ..workloads import WORKLOADS
-
-SCALE_KEYS = ("target", "size", "data", "core_speed", "reducers", "task_heap")
-DEFAULT_DATA = "256MB"
-MEASURED = "measured"
+from dataclasses import asdict, dataclass, field, fields
 
 
-def parse_scale(src: str, raw: dict, base_dir: Path, calibration_runs: tuple[float, ...] = (),
-                calibration_fit: tuple[float, ...] = ()) -> ScaleModel | None:
-    """The [scale] table's model, or None when the study has none. With core_speed measured, `calibration_runs` are
-    the calibration's work times (study/calibration.py), `calibration_fit` its runs on the rate's own drives;
-    without them the model's calibration is pending."""
-    if "scale" not in raw:
-        return None
-    t = table(src, "scale", raw["scale"], "expected a table such as [scale] target = \"sandisk-hybrid\" size = \"1TB\"")
-    unknown_fields(src, "scale.", t, SCALE_KEYS)
-    target = _target(src, t, base_dir)
-    full = _size(src, "scale.size", t.get("size"), decimal=True, what="the full-size job's data, e.g. \"1TB\"")
-    data = _size(src, "scale.data", t.get("data", DEFAULT_DATA), decimal=False, what="the model's data here, e.g. \"256MB\"")
-    if data * target.nodes >= full:
-        raise SpecError(src, "scale.data", f"{t.get('data', DEFAULT_DATA)!r} is not smaller than a target node's share "
-                        f"of {t['size']!r}: a scale model is smaller than the node it models")
-    here = Here(cores=os.cpu_count() or 1)
-    calibration = _calibration(src, t, target, raw.get("workloads"))
-    speed = 1.0 if calibration else float(between(src, "scale.core_speed", t.get("core_speed", 1.0), 0.05, 20,
-                                                  "a target core's speed relative to one of this machine's, or \"measured\""))
-    if calibration and calibration_runs:
-        calibration = replace(calibration, runs_s=tuple(calibration_runs), data_bytes=data, cores=here.cores,
-                              fit_s=tuple(calibration_fit))
-    reducers = positive_int(src, "scale.reducers", t["reducers"], 1) if "reducers" in t else None
-    heap = _size(src, "scale.task_heap", t.get("task_heap", "1GB"), decimal=False, what="a task's JVM heap there")
-    return derive(target, full, data, here, speed, reducers, task_heap=heap, calibration=calibration)
+def middle(times) -> float:
+    """The middle of the runs' times (the upper one of an even number)."""
+    return sorted(times)[len(times) // 2]
 
 
-def _calibration(src, t: dict, target, workloads) -> Calibration | None:
-    """core_speed "measured" (the default where the target has a rate for one of the study's workloads): on the first
-    such workload; None for a number given, or when nothing can be measured by default."""
-    given = t.get("core_speed", MEASURED)
-    if given != MEASURED:
-        return None
-    names = [w.get("name") for w in workloads if isinstance(w, dict)] if isinstance(workloads, list) else []
-    rate = next((r for n in names if (r := target.cpu_rate(n))), None)
-    if rate:
-        return Calibration(rate.job, rate.mb_s_per_thread, rate.source, fit_drive=rate.drive, fit_count=rate.count)
-    if "core_speed" in t:
-        jobs = ", ".join(c.job for c in target.cpu) or "none"
-        raise SpecError(src, "scale.core_speed", f"\"measured\" needs the target's rate for one of the study's "
-                        f"workloads ([cpu.<job>] in its description, docs/hardware.md; {target.name} has: {jobs}): "
-                        "give a number instead, a target core's speed relative to one of this machine's")
-    return None
+def measured_calibration(scale: dict | None) -> dict | None:
+    """A scale model's calibration as study.json records it (its `spec.scale`), when it ran; None when the study
+    has no scale model, its core_speed was given, or its calibration is pending. The readers of stored results ask
+    this, the running study ScaleModel.calibration_measured: one rule, "measured" = its runs' times are known."""
+    c = (scale or {}).get("calibration") or {}
+    return c if c.get("status") == "measured" and c.get("runs_s") else None
 
 
-def _target(src, t: dict, base_dir: Path):
-    name = t.get("target")
-    if not isinstance(name, str) or not name:
-        raise SpecError(src, "scale.target", f"expected a hardware description: the name of one shipped with "
-                        f"tierbench (`tierbench predict --help` lists them) or a .toml path, got {name!r}")
-    path = base_dir / name if name.endswith(".toml") else name
-    return load_hardware(path)
+@dataclass(frozen=True)
+class Setting:
+    """One derived setting: its value here and the target's, and the ratio it keeps."""
+    name: str
+    here: str
+    target: str
+    keeps: str
 
 
-def _size(src, where: str, value, decimal: bool, what: str) -> int:
-    if value is None:
-        raise SpecError(src, where, f"missing: {what}")
-    try:
-        return parse_size(value, decimal=decimal)
-    except ValueError as e:
-        raise SpecError(src, where, f"{e} ({what})") from None
+@dataclass(frozen=True)
+class Calibration:
+    """core_speed from rates: the target's thread's rate for a job (its description's [cpu.<job>], with the source)
+    over this machine's core's, measured by running the job at the model's size where the CPU sets the pace."""
+    job: str
+    target_mb_s_per_thread: float
+    source: str
+    runs_s: tuple[float, ...] = ()  # the calibration runs' active times here (their phases); () while pending
+    data_bytes: int = 0
+    cores: int = 0
+    # the job on the drives of the run the rate comes from (CpuRate.drive), emulated at the k the runs above give:
+    # its active times; () where the rate names no drives (the rate is then the runs' above, taken as CPU alone)
+    fit_s: tuple[float, ...] = ()
+    fit_drive: str = ""
+    fit_count: int = 0
+
+    @property
+    def measured(self) -> bool:
+        """Whether the calibration ran (its runs' times are known), else it is pending."""
+        return bool(self.runs_s)
+
+    @property
+    def median_s(self) -> float:
+        return middle(self.runs_s)
+
+    @property
+    def rate_s(self) -> float:
+        """The work time the rate comes from: on the rate's run's own drives where measured, else with no drive's
+        limits (the published run then taken as its CPU's alone)."""
+        return middle(self.fit_s) if self.fit_s else self.median_s
+
+    @property
+    def here_mb_s_per_core(self) -> float:
+        return self.data_bytes / 1e6 / (self.rate_s * self.cores)
+
+    @property
+    def core_speed(self) -> float:
+        return self.target_mb_s_per_thread / self.here_mb_s_per_core if self.runs_s else 1.0
+
+    def to_dict(self) -> dict:
+        d = {**asdict(self), "runs_s": list(self.runs_s), "fit_s": list(self.fit_s),
+             "status": "measured" if self.runs_s else "pending"}
+        if self.runs_s:
+            d.update(here_mb_s_per_core=self.here_mb_s_per_core, core_speed=self.core_speed)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict) -> "Calibration":
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: tuple(v) if k in ("runs_s", "fit_s") else v for k, v in d.items() if k in known})
 
 
-def apply_scale(src: str, raw: dict, model: ScaleModel) -> dict:
-    """A copy of the spec's tables with the model's settings written in where the user left them out."""
-    out = copy.deepcopy(raw)
-    for w in out.get("workloads", []) if isinstance(out.get("workloads"), list) else []:
-        if isinstance(w, dict):
-            _scale_workload(w, model)
-    drives = []  # (catalog drive, streams) of every emulated drive the model sized
-    for name, c in (out["storage"].items() if isinstance(out.get("storage"), dict) else []):
-        for role in ("data", "intermediate"):
-            if isinstance(c, dict) and isinstance(c.get(role), dict) and c[role].get("emulate") in catalog():
-                drives.append(scale_drive(src, f"storage.{name}.{role}", c[role], model))
-    conf = model.hadoop_conf()
-    if model.hold_map_output and drives:
-        conf["tierbench.local.direct.read.bytes"] = direct_read_request(drives, read_iops_limit)
-    engines = [out.get("engine")] + list(out["engines"].values() if isinstance(out.get("engines"), dict) else [])
-    for e in engines:
-        if isinstance(e, dict) and e.get("kind") == "hadoop" and isinstance(e.get("conf", {}), dict):
-            e["conf"] = {**{k: str(v) for k, v in conf.items()}, **e.get("conf", {})}
-            if e.get("mode", "local") == "local":
-                e.setdefault("java_options", list(MODEL_JAVA_OPTIONS))
-    return out
+@dataclass(frozen=True)
+class ScaleModel:
+    target: str                 # the hardware description's name
+    target_size: int            # bytes the full-size job processes (all nodes)
+    data_bytes: int             # bytes the model processes here (one node)
+    size_factor: float          # s: task sizes here / there
+    rate_factor: float          # k: drive speeds here / there
+    split_bytes: int            # a map's input here
+    maps: int
+    reducers: int
+    sort_buffer_mb: int         # mapreduce.task.io.sort.mb here
+    reduce_shuffle_bytes: int   # the memory a reducer's in-memory shuffle is a share of, here
+    tasks: int                  # tasks at once (the target node's task slots)
+    write_copies: float         # bytes a node's drives take per byte of output there (HDFS replication)
+    page_cache_bytes: int       # the page cache budget of the engine's processes here
+    # a map's spills and output read back from memory (the hadoop engine: tierbench.io.HeldFiles), where a target
+    # node's page cache holds a wave of its maps' output (scale/model.py hold_rule)
+    hold_map_output: bool = False
+    settings: tuple[Setting, ...] = field(default=())
+    breaks: tuple[str, ...] = field(default=())
+    calibration: Calibration | None = None  # core_speed from a measured rate; None: given or 1
 
+    @property
+    def calibration_measured(self) -> bool:
+        """Whether k comes from a calibration that ran (not one pending, nor a core_speed given)."""
+        return self.calibration is not None and self.calibration.measured
 
-def scale_drive(src: str, where: str, d: dict, model: ScaleModel) -> tuple:
-    """An emulated drive named from the catalog: its figures x k, x `stands_for` (one device for that many of the
-    target's drives: the hadoop engine writes a data set to one directory); (the catalog's drive, its streams)."""
-    many = positive_int(src, f"{where}.stands_for", d.pop("stands_for", 1), 1)
-    streams = model.tasks / many  # the target's writers on each drive this device stands for
-    drive = catalog()[d["emulate"]]
-    d["figures"] = {f: v * many for f, v in model.drive_figures(drive, streams).items()}
-    # over memory, where it fits: k x the target's figures may be faster than this machine's disk (storage/backing.py)
-    d.setdefault("backing", "memory")
-    return drive, streams
+    @property
+    def calibration_pending(self) -> bool:
+        """Whether k waits for a calibration: core_speed "measured", not run yet."""
+        return self.calibration is not None and not self.calibration.measured
 
+    def to_dict(self) -> dict:
+        d = {**asdict(self), "calibration": self.calibration.to_dict() if self.calibration else None}
+        for key in ("calibration", "hold_map_output"):  # (as recorded before they existed: the fingerprint holds)
+            if not d[key]:
+                del d[key]
+        return d
 
-def _scale_workload(w: dict, m: ScaleModel) -> None:
-    """The workload's sizes and task counts from the model (Workload.scale_params); a value the user gave is kept."""
-    if w.get("name") in WORKLOADS:
-        for k, v in WORKLOADS[w["name"]].scale_params(m).items():
-            w.setdefault(k, v)
+    @classmethod
+    def from_dict(cls, d: dict) -> "ScaleModel":
+        known = {f.name for f in fields(cls)}
+        values = {k: v for k, v in d.items() if k in known}
+        values["settings"] = tuple(Setting(**s) for s in d.get("settings", ()))
+        values["breaks"] = tuple(d.get("breaks", ()))
+        values["calibration"] = Calibration.from_dict(d["calibration"]) if d.get("calibration") else None
+        return cls(**values)

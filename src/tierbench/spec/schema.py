@@ -21,7 +21,7 @@ from .configurations import parse_configurations
 from .cost import CostSpec, parse_cost
 from .engine import EngineSpec, parse_engines
 from .fingerprint import run_fingerprint
-from .scale import apply_scale, parse_scale
+from .scale import ScaleModel
 from .workload_list import WorkloadSpec, check_against_producers, parse_workloads
 
 MAX_REPEATS = 1000
@@ -75,7 +75,7 @@ class Spec:
     pipelines: tuple = ()  # {"name", "workloads": [labels]}
     mix: dict = field(default_factory=dict)  # label -> weight
     free_page_reporting: str = "as-is"  # one of FREE_PAGE_REPORTING
-    scale: dict | None = None  # [scale]: the scale model's derived settings (model/scale.py ScaleModel.to_dict())
+    scale: ScaleModel | None = None  # [scale]: the scale model's derived settings (spec/scale.py; scale/ derives them)
     # the results folder's own id (study/identity.py), in its emulated devices' names and its data roots' so that two
     # studies of one spec in two folders never share them; "" for a folder recorded before it existed (its old names)
     study_id: str = ""
@@ -99,7 +99,7 @@ class Spec:
         return next(v for v in self.variants() if v.name == name)
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        return {**asdict(self), "scale": self.scale.to_dict() if self.scale else None}
 
     def fingerprint(self) -> str:
         """Hash of what determines the runs (fingerprint.RUN_FIELDS), to refuse pooling different studies."""
@@ -117,17 +117,18 @@ def read_spec(path: str | os.PathLike) -> tuple[dict, Path]:
     return raw, Path(path).resolve().parent
 
 
-def parse_spec(raw: dict, source: str = "<spec>", base_dir: Path | None = None,
-               calibration_runs: tuple[float, ...] = (), calibration_fit: tuple[float, ...] = (),
-               study_id: str = "") -> Spec:
+def parse_spec(raw: dict, source: str = "<spec>", base_dir: Path | None = None, study_id: str = "",
+               scale: ScaleModel | None = None) -> Spec:
     """A spec's TOML tables -> Spec, table by table (each error naming the field); nothing is left unchecked.
-    `calibration_runs` (and `calibration_fit`): a scale model's measured calibration (study/calibration.py), which
-    sizes its drives. `study_id`: the results folder's id (study/identity.py), in its devices' and data roots' names."""
+    `study_id`: the results folder's id (study/identity.py), in its devices' and data roots' names. A spec with
+    [scale] is read by the scale model (scale/derive.py parse), which writes its derived settings into the tables
+    and gives its model as `scale`: they are checked here as a user's would be."""
     src = source
     base_dir = base_dir or Path.cwd()
     unknown_fields(src, "", raw, TOP_KEYS)
-    scale = parse_scale(src, raw, base_dir, calibration_runs, calibration_fit)
-    raw = apply_scale(src, raw, scale) if scale else raw  # the derived settings, checked below as a user's would be
+    if "scale" in raw and scale is None:
+        raise SpecError(src, "scale", "a scale model's spec is read through tierbench.scale.derive.parse, which "
+                        "derives its settings (an internal error: please report it)")
     study = _parse_study(src, raw)
     sweeps: list[dict] = []  # the knobs given as lists, as each table expands them
     engines = parse_engines(src, raw, sweeps)
@@ -142,7 +143,7 @@ def parse_spec(raw: dict, source: str = "<spec>", base_dir: Path | None = None,
     return Spec(**study, source=src, engines=engines, storage=storage, workloads=tuple(workloads), baseline=baseline,
                 cost=cost, **sampling, **probe, sweeps=tuple(sweeps), cluster=parse_cluster(src, raw.get("cluster"), base_dir),
                 pipelines=parse_pipelines(src, raw.get("pipelines"), wl_dicts), mix=parse_mix(src, raw.get("mix"), wl_dicts),
-                scale=scale.to_dict() if scale else None, study_id=study_id)
+                scale=scale, study_id=study_id)
 
 
 def _parse_study(src, raw: dict) -> dict:

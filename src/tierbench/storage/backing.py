@@ -3,7 +3,7 @@
 The throttle sets an emulated device's pace only while what lies under it is faster. On disk that is this
 machine's disk (283 MB/s of synced writes on these VMs), so figures above 80% of it are slowed (emulation.py).
 A scale model's drives run at the target's figures x k, and k grows as this machine's CPU rate for the job
-does: with the JVM's start-up compiling left out (model/scale.py), the SanDisk all-SSD pair needs ~600 MB/s.
+does: with the JVM's start-up compiling left out (scale/model.py), the SanDisk all-SSD pair needs ~600 MB/s.
 Over memory the same loop device, ext4 and throttle took 1,620 MB/s of synced 1 MiB writes (fio, measured
 2026-11-26 on this machine's kind): the throttle sets the pace up to that.
 

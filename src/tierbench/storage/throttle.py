@@ -62,7 +62,7 @@ def holds(major_minor: str, image: str) -> bool:
 
 def limit_values(applied: dict) -> dict[str, int]:
     """The limit files' values for limits in MB/s and IOPS (a missing or 0 one: none). A limit below one unit is
-    written as one: 0 would lift it (storage/shared_time.py lowers them while a study runs)."""
+    written as one: 0 would lift it (scale/shared_time.py lowers them while a study runs)."""
     def at_least_one(key: str, unit: float) -> int:
         value = applied.get(key, 0) * unit
         return max(1, int(value)) if value > 0 else 0

@@ -4,6 +4,9 @@ before) it ran, kept apart from what the study recorded, so study.json holds the
   probe.json        `tierbench probe`: each device's fio figures (the report's device ceilings). Written before
                     a study too, in the folder the study then runs in.
   predictions.json  `tierbench predict`: its result, as `--json` prints it (the report's what-if section).
+  calibration.json  a scale model's calibration (scale/calibration.py): its runs' work times, from which the study
+                    takes its k. Written before the study, in the folder the study then runs in; the study's spec
+                    in study.json holds the k it ran at, as before the file existed.
 
 Before schema version 5 both were keys of study.json (`probe`, `predictions`); such a folder still reads the same:
 study.json's key when it holds one (a folder whose output was not made again since), else the file. Writing the
@@ -23,6 +26,27 @@ from .stored import DERIVED_FILES
 PROBE_FILE = DERIVED_FILES["probe"]
 PREDICTIONS_FILE = DERIVED_FILES["predictions"]
 PROBE_MAX_BYTES = 1 << 20  # a probe of a hundred devices is ~50 KB
+CALIBRATION_FILE = "calibration.json"
+CALIBRATION_MAX_BYTES = 64 << 10  # a few lists of times
+
+
+def read_calibration(folder: Path) -> dict | None:
+    """A scale model's calibration (calibration.json: {"runs_s": [...], "fit_s": [...]}), or None when there is
+    none; a file of that name that is a link, too large, or not of that shape is a UserError naming it."""
+    path = folder / CALIBRATION_FILE
+    if not os.path.lexists(path):
+        return None
+    if path.is_symlink() or not path.is_file():
+        raise UserError(f"{path}: not a regular file; tierbench reads its own calibration.json only")
+    try:
+        value = json.loads(read_capped(path, CALIBRATION_MAX_BYTES, path.name))
+    except (ValueError, RecursionError, OSError) as e:
+        raise UserError(f"{path}: damaged ({e})") from None
+    if not (isinstance(value, dict) and all(isinstance(value.get(k, []), list) and all(
+            isinstance(t, (int, float)) and not isinstance(t, bool) and t > 0 for t in value.get(k, []))
+            for k in ("runs_s", "fit_s")) and value.get("runs_s")):
+        raise UserError(f"{path}: not a calibration's result (runs_s and fit_s: lists of seconds)")
+    return value
 
 
 def is_probe_result(path: Path) -> bool:

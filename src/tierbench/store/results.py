@@ -23,7 +23,7 @@ from ..redaction import mask
 from ..safefiles import check_no_link, check_tree_no_link, make_dirs, open_fd, open_file, write_text
 from ..units import format_size
 from .reading import LINE_MAX_BYTES, STUDY_MAX_BYTES, capped_lines, last_newline, open_regular, read_capped
-from .derived import PROBE_FILE, PROBE_MAX_BYTES, is_probe_result, read_derived
+from .derived import CALIBRATION_FILE, CALIBRATION_MAX_BYTES, PROBE_FILE, PROBE_MAX_BYTES, is_probe_result, read_calibration, read_derived
 from .record import RECORD_FIELDS, SCHEMA_VERSION, upgrade, upgrade_study  # noqa: F401 (RECORD_FIELDS: re-exported)
 from .schema import record_problem, study_problem
 from .stored import DERIVED_FILES, StoredStudy
@@ -32,15 +32,16 @@ STUDY_FILE = "study.json"
 RUNS_FILE = "runs.jsonl"
 RESERVE_FILE = ".tierbench-reserve"
 RESERVE_BYTES = 1 << 20  # a few hundred run records
-CALIBRATION_DIR = "calibration"  # a scale model's calibration study, a results folder inside the study's (study/calibration.py)
-PACE_CHECK_DIR = "calibration-after"  # the calibration's job again after the study (study/calibration.py pace_check)
-FIT_DIR = "calibration-fit"  # the calibration's job on the rate's own drives, before the study (study/calibration.py)
+CALIBRATION_DIR = "calibration"  # a scale model's calibration study, a results folder inside the study's (scale/calibration.py)
+PACE_CHECK_DIR = "calibration-after"  # the calibration's job again after the study (scale/calibration.py pace_check)
+FIT_DIR = "calibration-fit"  # the calibration's job on the rate's own drives, before the study (scale/calibration.py)
 LOGS_DIR = "logs"  # the engines' and the setup commands' logs
 
 
 def _is_calibration(path: Path) -> bool:
     """The calibration of the study about to be made here: run first, in a results folder of its own."""
-    return path.name in (CALIBRATION_DIR, FIT_DIR) and (path / STUDY_FILE).is_file()
+    return (path.name in (CALIBRATION_DIR, FIT_DIR) and (path / STUDY_FILE).is_file()) or (
+        path.name == CALIBRATION_FILE and path.is_file() and not path.is_symlink())
 
 
 def latest_ok(records: list[dict]) -> dict[str, dict]:
@@ -197,6 +198,14 @@ class ResultsDir:
             tmp.unlink(missing_ok=True)
             raise UserError(f"cannot write {path}: {e.strerror}; the runs recorded so far are intact in {RUNS_FILE}: "
                             "free space, then continue with --resume") from None
+
+    def save_calibration(self, value: dict) -> None:
+        """A scale model's calibration (calibration.json, derived.py), written before the study's study.json."""
+        self._write_json(self.path / CALIBRATION_FILE, value, CALIBRATION_MAX_BYTES)
+
+    def calibration(self) -> dict | None:
+        """The calibration.json here (read_calibration), or None."""
+        return read_calibration(self.path)
 
     def probe_result(self) -> dict | None:
         """What `tierbench probe` left here (None when there is none, or the file is not one)."""

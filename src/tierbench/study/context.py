@@ -28,8 +28,10 @@ class RunContext:
     resume: bool  # continuing a study: an interrupted attempt's output may be on a remote file system
     # told (run key, step name) as each step of the lifecycle begins, setup and teardown of a block included
     on_step: Callable[[str, str], None] = no_step_watcher
-    memory_budget: object | None = None  # a scale model's page cache budget (memory_budget.MemoryBudget), if enforced
-    pace: object | None = None  # a scale model's drives following this machine's pace (pace_follow.PaceFollower)
+    # a scale model's page cache budget, if enforced, and its drives following this machine's pace: what the study's
+    # run hooks gave (hooks.py; scale/memory_budget.py MemoryBudget, scale/pace_follow.py PaceFollower)
+    memory_budget: object | None = None
+    pace: object | None = None
 
     def copy_targets(self, config) -> tuple:
         """Other storage configurations that this configuration's workloads write to (a copy's `to`)."""

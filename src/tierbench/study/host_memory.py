@@ -8,6 +8,7 @@ faster than the data and no storage device shows it, so a benchmark of tierbench
 sizes, runs with reporting off. `tierbench check` tells users the same (analysis/node_check.py)."""
 
 import os
+import sys
 import time
 from contextlib import contextmanager
 from pathlib import Path
@@ -82,3 +83,20 @@ def freed_pages_kept(touch: bool = True):
                + (f"; {gb} GB of free memory taken once in {time.perf_counter() - t:.1f} s" if touch else ""))
     finally:
         ORDER.write_text(was)
+
+
+@contextmanager
+def reporting_off_for(spec, results):
+    """free_page_reporting = "off": this machine's free page reporting off while the study runs, what was done kept
+    in study.json. Cluster nodes are left as they are (`tierbench check` lists them)."""
+    if spec.free_page_reporting != "off":
+        yield
+        return
+    if reporting_on() and os.geteuid() != 0:
+        print("tierbench: warning: free_page_reporting = \"off\" needs root: this VM's free page reporting is left "
+              "on", file=sys.stderr, flush=True)
+    with freed_pages_kept() as done:
+        said = done or "not in use here (no virtio balloon reporting free pages, or off already)"
+        print(f"tierbench: free page reporting: {said}", file=sys.stderr, flush=True)
+        results.update_study(free_page_reporting=said)
+        yield

@@ -47,10 +47,3 @@ def _recorded(study_file: Path) -> str:
         raise UserError(f"{study_file}: {ID_KEY} {recorded!r} is not an id tierbench writes (8 hex digits); "
                         "tierbench will not name devices or data roots after it")
     return recorded
-
-
-def parse_in(raw: dict, source: str, base_dir: Path | None, out_dir: Path):
-    """The spec as its study in `out_dir` runs it: its devices and data roots named with the folder's id."""
-    from ..spec import parse_spec
-
-    return parse_spec(raw, source=source, base_dir=base_dir, study_id=study_id(out_dir))

@@ -226,7 +226,7 @@ class RunLifecycle:
             self.context.nodes.start(self.engine)
         if self.context.memory_budget is not None:
             self.context.memory_budget.start_run()
-        if self.context.pace is not None:  # the k the run's drives go at (study/pace_follow.py)
+        if self.context.pace is not None:  # the k the run's drives go at (scale/pace_follow.py)
             self.record.details["pace"] = self.context.pace.current()
 
     def run(self) -> None:

@@ -253,7 +253,7 @@ class Workload(ABC):
                 "output": self.data_bytes(params, input_bytes) if self.io.output else 0}
 
     def scale_params(self, model) -> dict:
-        """The parameters a scale model (model/scale.py ScaleModel) derives for this workload: its data size, task
+        """The parameters a scale model (scale/model.py ScaleModel) derives for this workload: its data size, task
         counts and splits as the full-size job's, shrunk. {}: the workload runs as the spec says."""
         return {}
 

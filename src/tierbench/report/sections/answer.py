@@ -5,6 +5,7 @@ what it keeps, what it predicts, what was fitted. The charts follow; the tables 
 
 from ...analysis.stats import compare
 from ...model.transfer import emulated_drives
+from ...spec.scale import measured_calibration
 from ...units import format_size
 from ..at_size import CostsAtSize, costs_at_size
 from ..context import ReportContext
@@ -102,8 +103,8 @@ def calibrated_pair(spec: dict) -> tuple[str, str] | None:
     """(configuration, job) of a scale model's run that its calibration fitted to the published one: the configuration
     whose emulated drives, data and intermediate data on them, are the drives the published rate was measured on."""
     scale = spec.get("scale") or {}
-    c = scale.get("calibration") or {}
-    if c.get("status") != "measured" or not c.get("fit_drive"):
+    c = measured_calibration(scale)
+    if not c or not c.get("fit_drive"):
         return None
     for config in spec.get("storage", []):
         emulated = config.get("emulated") or {}
@@ -185,7 +186,7 @@ def scale_sentences(ctx: ReportContext, fitted: tuple[str, str] | None) -> str:
             f"{job} matches the published run ({c.get('source', 'the target description')}), so that run's runtime at the "
             "target equals the published one by construction: fitted, not a finding; the Scale model section has every "
             "setting.")
-    if c.get("status") == "measured":
+    if measured_calibration(scale):
         return what + predicted + (f"Fitted: core_speed {c.get('core_speed', 0):.3g}, from the calibration's {c['job']} "
                                    "runs (the Scale model section says how).")
     return what + predicted + ("Nothing was fitted: no calibration is recorded, so the drives ran at k for a core_speed "

@@ -3,9 +3,11 @@ and whether the page cache budget held in the runs."""
 
 from statistics import median
 
-from ...analysis.pace import pace_sentence
-from ...analysis.scale_check import SLACK_BYTES, budget_held
-from ...model.transfer import active_seconds
+from ...analysis.measures import active_seconds
+from ...scale.budget_check import SLACK_BYTES, budget_held
+from ...scale.model import READ_SEEK_KIB, WRITE_SEEK_KIB
+from ...scale.pace import pace_sentence
+from ...spec.scale import measured_calibration
 from ...units import format_size
 from ..context import ReportContext
 from ..document import Paragraph, Section, Table
@@ -22,11 +24,31 @@ def sections(ctx: ReportContext) -> list[Section]:
         Table(["setting", "here", "on the target", "keeps"],
               [[s["name"], s["here"], s["target"], s["keeps"]] for s in scale["settings"]])]
     pace = ctx.facts.pace
-    blocks += _calibration(scale.get("calibration")) + _followed(ctx, scale) + ([Paragraph(pace_sentence(pace))] if pace else [])
+    blocks += [Paragraph(_kept_fitted_predicted(scale))] + _calibration(scale.get("calibration")) + _followed(ctx, scale) + ([Paragraph(pace_sentence(pace))] if pace else [])
     if scale.get("breaks"):
         blocks.append(Paragraph("Where the model breaks: " + "; ".join(scale["breaks"]) + "."))
     blocks += _work(ctx) + _budget(ctx)
     return [Section("Scale model", 2, blocks)]
+
+
+def _kept_fitted_predicted(scale: dict) -> str:
+    """In plain words: what the model keeps (derived from the target's figures), what was fitted to the published
+    study's results, and what is left to predict (docs/scale-model.md, the constants table)."""
+    c = scale.get("calibration") or {}
+    reads = f", {READ_SEEK_KIB} KiB reduce-side reads" if scale.get("hold_map_output") else ""  # (direct reads only)
+    seeks = (f"the request size{'s' if reads else ''} at which an emulated drive pays the target's seeks "
+             f"({WRITE_SEEK_KIB} KiB writes{reads}), chosen while watching the SanDisk study's all-HDD runtimes")
+    if measured_calibration(scale):
+        run = f"its {c['job']} on {c['fit_count']} x {c['fit_drive']}" if c.get("fit_s") else f"its {c['job']}"
+        fitted = (f"the drives' speed factor k ({scale['rate_factor']:.3g}), from this machine's {c['job']} against "
+                  f"the target's published rate ({c['source']}), so a ratio to that run ({run}) is the calibration, "
+                  f"reproduced by construction, not a finding; and {seeks}.")
+    else:
+        fitted = (f"{seeks}. The drives' speed factor k ({scale['rate_factor']:.3g}) comes from the core_speed the "
+                  "spec gave, not from a published run.")
+    return ("What the model keeps, fits and predicts. Kept: the ratios in the table above, derived from the target's "
+            "figures (nodes, cores, memory, drives), not from its results. Fitted: " + fitted + " Predicted: every "
+            "other ratio between the configurations (docs/scale-model.md lists each constant and where it comes from).")
 
 
 def _work(ctx: ReportContext) -> list:
@@ -57,7 +79,7 @@ def _calibration(c: dict | None) -> list:
     """Where core_speed came from, and what that makes of the finding its source is (a fitted figure, not one found)."""
     if not c:
         return []
-    if c.get("status") != "measured":
+    if not measured_calibration({"calibration": c}):
         return [Paragraph(f"core_speed was to be measured ({c['job']}) but no calibration is recorded: the drives ran at "
                           "k for core_speed 1.")]
     return [Paragraph(f"core_speed {c['core_speed']:.3g} was measured, not assumed: {c['job']} ran at the model's size "

@@ -30,7 +30,7 @@ import org.slf4j.LoggerFactory;
  *
  * Why in requests of tierbench.local.direct.read.bytes: an emulated drive is a throttle, which charges each request
  * its IOPS limit or its MB/s, whichever is longer, never a seek; the scale model sets the size at which the IOPS
- * limit charges the seek rule's rate for the target's merges (model/scale.py, direct_read_request). In 1 MiB
+ * limit charges the seek rule's rate for the target's merges (scale/model.py, direct_read_request). In 1 MiB
  * requests the all-HDD TeraSort ran ~20% faster than the study's.
  */
 final class DirectReads {

@@ -16,7 +16,7 @@ it. A direction alone (the other under ALONE) keeps the whole drive; two that bo
 time. A share never falls under FLOOR (0 would lift the limit: blkio's "no limit"). A limit is rewritten only when
 it moves by more than REWRITE (each write starts the throttle's time slice anew). The devices' full limits are set
 when the study starts (a study killed in mid-run leaves a share behind) and again when it ends, before the study
-takes its devices down (study/runner.py): `apply` (emulation.set_limits) writes a limit only while the loop device
+takes its devices down (study/runner.py, after its hooks are left): `apply` (emulation.set_limits) writes a limit only while the loop device
 still holds that device's image, so a tick or an exit that comes after a device went never limits a detached
 /dev/loopN, nor whatever disk is attached there next.
 """
@@ -25,14 +25,15 @@ import time
 from pathlib import Path
 
 from ..following import Following
+from .constants import value
 
-TICK_S = 0.1          # blk-throttle's own time slice is 100 ms
-SMOOTHING = 0.2       # weight of the last tick in the drive's time taken (a tick holds few requests)
-ALONE = 0.05          # a direction taking less of the drive's time than this leaves the other alone
-DAMPING = 0.5         # how far one tick moves the share toward what would fill the drive's time
-OVER = 1.1            # a drive's time taken (smoothed) up to this is one drive's, give or take a request
-FLOOR = 0.2           # the least share of its limits a direction keeps (a drive never takes five times longer)
-REWRITE = 0.1         # a limit that moves by less (relative) is left as written
+TICK_S = value("shared_time.TICK_S")  # blk-throttle's own time slice is 100 ms
+SMOOTHING = value("shared_time.SMOOTHING")  # weight of the last tick in the drive's time taken (a tick holds few requests)
+ALONE = value("shared_time.ALONE")  # a direction taking less of the drive's time than this leaves the other alone
+DAMPING = value("shared_time.DAMPING")  # how far one tick moves the share toward what would fill the drive's time
+OVER = value("shared_time.OVER")  # a drive's time taken (smoothed) up to this is one drive's, give or take a request
+FLOOR = value("shared_time.FLOOR")  # the least share of its limits a direction keeps (a drive never takes five times longer)
+REWRITE = value("shared_time.REWRITE")  # a limit that moves by less (relative) is left as written
 SECTOR = 512          # /sys/block/*/stat counts 512-byte sectors
 MiB = 1 << 20         # the limits' MB (tierbench's, as the throttle is given them)
 
@@ -108,7 +109,7 @@ class SharedTime(Following):
 
     def rescale(self, factor: float) -> None:
         """Every device's full limits at `factor` x those it was given, from now on (a scale model's drives following
-        this machine's pace: study/pace_follow.py); the shares follow them at the next tick."""
+        this machine's pace: scale/pace_follow.py); the shares follow them at the next tick."""
         for loop, (major_minor, _) in list(self.devices.items()):
             full = {k: v * factor for k, v in self.given[loop].items()}
             self.devices[loop] = (major_minor, full)

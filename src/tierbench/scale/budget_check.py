@@ -6,10 +6,11 @@ from dataclasses import dataclass
 from statistics import median
 
 from ..store import StoredRun
+from .constants import value
 
-# the room the budget's limit leaves the page cache beside the budget (study/memory_budget.py HEADROOM): what a
+# the room the budget's limit leaves the page cache beside the budget (scale/memory_budget.py HEADROOM): what a
 # poll leaves the group may hold the budget plus this
-SLACK_BYTES = 32 << 20
+SLACK_BYTES = value("memory_budget.HEADROOM")
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ nodes, shrunk. Like a wind-tunnel model, it cannot keep every figure, so it keep
 a storage tier wins (docs/scale-model.md):
 
 - data per node vs page cache: the page cache a node's engine may use is a budget, the target's free memory per
-  node shrunk with the data (enforced by a memory cgroup around the engine's processes: study/memory_budget.py);
+  node shrunk with the data (enforced by a memory cgroup around the engine's processes: scale/memory_budget.py);
 - shuffle fetch size and reducers at once: the model runs a node's share of the target's reducers, all at once as
   there, and a map's input shrinks by `s` = those reducers / the target's, so a map's output over the reducers,
   each fetch, is the target's size (the IO size on the drives);
@@ -15,7 +15,7 @@ a storage tier wins (docs/scale-model.md):
 - CPU vs drives: the drives' MB/s and IOPS scale by `k` = this machine's cores / (the target's cores x `core_speed`,
   a target core's speed in this machine's), so a node's CPU and drives keep their balance. Where the target gives
   a thread's rate for the job ([cpu.terasort] in its description), `core_speed` is that rate over this machine's,
-  measured by a calibration run before the drives are sized (study/calibration.py).
+  measured by a calibration run before the drives are sized (scale/calibration.py).
 
 - CPU per byte without the JVM's warm-up: the target's tasks run for minutes in JVMs long past compiling, the
   model's job runs seconds in a fresh one, where HotSpot's C2 compiler and G1's threads take the two cores from
@@ -25,151 +25,67 @@ What cannot be kept (the network between nodes, a NameNode's work, stragglers) i
 """
 
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, replace
 
+from ..model.hardware import Drive, Hardware
+from ..model.rules import SHUFFLE_BUFFER, TARGET_SORT_BUFFER, TARGET_SPLIT, node_page_cache, stream_mb_s
+from ..spec.scale import Calibration, ScaleModel, Setting
 from ..units import MB, format_size
-from .hardware import Drive, Hardware
-from .rules import SHUFFLE_BUFFER, node_page_cache, stream_mb_s
+from .constants import value
 
-# What a Hadoop job of the studies' time used when the study names no figure of its own (Hadoop's defaults)
-TARGET_SPLIT = 128 * MB       # dfs.blocksize: one map per block
-TARGET_SORT_BUFFER = 100 * MB  # mapreduce.task.io.sort.mb
-TARGET_TASK_HEAP = 1 << 30     # a task's JVM heap (-Xmx1g)
-MIN_SORT_BUFFER = 1 * MB       # Hadoop's io.sort.mb is a whole number of MB
-MIN_REDUCER_MEMORY = 8 * MB    # below this a reducer's in-memory shuffle holds no fetch at all
+# a target task's defaults beside the Hadoop ones in model/rules.py (TARGET_SPLIT, TARGET_SORT_BUFFER)
+TARGET_TASK_HEAP = value("model.TARGET_TASK_HEAP")  # a task's JVM heap (-Xmx1g)
+MIN_SORT_BUFFER = value("model.MIN_SORT_BUFFER")  # Hadoop's io.sort.mb is a whole number of MB
+MIN_REDUCER_MEMORY = value("model.MIN_REDUCER_MEMORY")  # below this a reducer's in-memory shuffle holds no fetch at all
 # The hadoop engine's JVM in a scale model (local mode: one JVM runs the job). Measured 2026-11-26 on this machine's
 # kind, the quickstart's TeraSort (128 MB, caches dropped, 8 runs each, time of its tasks): the JVM's defaults
 # 6.3-11.5 s, C1 alone 4.7-6.1 s, C1 alone with the parallel collector 3.96-4.11 s in 7 of
 # the 8 (the 8th 5.34 s) -- as fast as the same job in a
 # JVM already warm (4.3 s), and steady: the run-to-run spread that made the calibration's rate vary +-15% was the
 # compiler's and the collector's threads competing with the job for two cores.
-MODEL_JAVA_OPTIONS = ("-XX:TieredStopAtLevel=1", "-XX:+UseParallelGC")
+MODEL_JAVA_OPTIONS = value("model.MODEL_JAVA_OPTIONS")
 # The request size at which an emulated drive's writes pay the target's seeks when several writers share it. The
 # study's HDDs wrote at 46% of the catalog's rate in TeraGen and 39-40% in TestDFSIO; the seek rule gives 2014's
 # HDD 55% at 1 MiB (38% at 512 KiB, which carried the model's all-HDD TeraGen to +83% of the published time;
 # the block layer's largest request on these loop devices is 1,280 KiB). A fitted figure, measured in
 # docs/scale-model.md; an SSD loses about 1% at it.
-WRITE_SEEK_KIB = 1024
+WRITE_SEEK_KIB = value("model.WRITE_SEEK_KIB")
 # The request size of a target node's reduce-side merges on its drives: each request pays a seek where several
 # streams share a drive (a node's reducers merge 6 x 7 segments on two HDDs in the quickstart's target). A fitted
 # figure, as WRITE_SEEK_KIB: between the era's default read-ahead (128 KiB) and the model's 1 MiB; in 1 MiB
 # requests the all-HDD TeraSort ran ~20% faster than the study's (docs/scale-model.md).
-READ_SEEK_KIB = 256
+READ_SEEK_KIB = value("model.READ_SEEK_KIB")
 # The direct reads' request size stays within these: a drive that barely seeks (an SSD) is charged its MB/s at
 # any size from a few KiB, and smaller requests only cost CPU
-MIN_DIRECT_READ = 64 << 10
-MAX_DIRECT_READ = 1 << 20
+MIN_DIRECT_READ = value("model.MIN_DIRECT_READ")
+MAX_DIRECT_READ = value("model.MAX_DIRECT_READ")
 # A wave of a target node's maps holds this many bytes per byte of their input while it runs: each map's spills,
 # then its merged output until the reducers have fetched it (MapReduce's reducers start when 5% of the maps are done,
 # mapreduce.job.reduce.slowstart.completedmaps, and fetch each map's output as it ends). The model holds up to this
 # many bytes per byte of its data (its whole data set is one wave).
-HOLD_FACTOR = 2
+HOLD_FACTOR = value("model.HOLD_FACTOR")
 
 
-@dataclass(frozen=True)
-class Setting:
-    """One derived setting: its value here and the target's, and the ratio it keeps."""
-    name: str
-    here: str
-    target: str
-    keeps: str
+def drive_figures(model: ScaleModel, drive: Drive, streams: float = 1.0) -> dict:
+    """A target drive's figures as the model's emulated drive runs them (k x each). Where the target runs more
+    than one writer a drive (`streams`: its tasks per drive), its writes interleave and each request pays an
+    access (rules.stream_mb_s at WRITE_SEEK_KIB), which a throttle does not charge: the write rate is derated
+    to that. Reads keep the catalog's rate (why: docs/scale-model.md, "An emulated drive seeks only where the
+    model charges it")."""
+    k = model.rate_factor
+    write = stream_mb_s(drive, "write", WRITE_SEEK_KIB, streams)
+    return {"read_mb_s": drive.read_mb_s * k, "write_mb_s": write * k,
+            "read_iops": drive.read_iops * k, "write_iops": drive.write_iops * k}
 
 
-@dataclass(frozen=True)
-class ScaleModel:
-    target: str                 # the hardware description's name
-    target_size: int            # bytes the full-size job processes (all nodes)
-    data_bytes: int             # bytes the model processes here (one node)
-    size_factor: float          # s: task sizes here / there
-    rate_factor: float          # k: drive speeds here / there
-    split_bytes: int            # a map's input here
-    maps: int
-    reducers: int
-    sort_buffer_mb: int         # mapreduce.task.io.sort.mb here
-    reduce_shuffle_bytes: int   # the memory a reducer's in-memory shuffle is a share of, here
-    tasks: int                  # tasks at once (the target node's task slots)
-    write_copies: float         # bytes a node's drives take per byte of output there (HDFS replication)
-    page_cache_bytes: int       # the page cache budget of the engine's processes here
-    # a map's spills and output read back from memory (the hadoop engine: tierbench.io.HeldFiles), where a target
-    # node's page cache holds a wave of its maps' output (hold_rule)
-    hold_map_output: bool = False
-    settings: tuple[Setting, ...] = field(default=())
-    breaks: tuple[str, ...] = field(default=())
-    calibration: dict | None = None  # core_speed from a measured rate (Calibration.to_dict()); None: given or 1
-
-    def drive_figures(self, drive: Drive, streams: float = 1.0) -> dict:
-        """A target drive's figures as the model's emulated drive runs them (k x each). Where the target runs more
-        than one writer a drive (`streams`: its tasks per drive), its writes interleave and each request pays an
-        access (rules.stream_mb_s at WRITE_SEEK_KIB), which a throttle does not charge: the write rate is derated
-        to that. Reads keep the catalog's rate (why: docs/scale-model.md, "An emulated drive seeks only where the
-        model charges it")."""
-        k = self.rate_factor
-        write = stream_mb_s(drive, "write", WRITE_SEEK_KIB, streams)
-        return {"read_mb_s": drive.read_mb_s * k, "write_mb_s": write * k,
-                "read_iops": drive.read_iops * k, "write_iops": drive.write_iops * k}
-
-    def hadoop_conf(self) -> dict:
-        """The MapReduce settings that carry the derived task sizes and concurrency (LocalJobRunner: one JVM)."""
-        held = {"tierbench.local.hold": "true", "tierbench.local.hold.max.bytes": HOLD_FACTOR * self.data_bytes}
-        return {"mapreduce.task.io.sort.mb": self.sort_buffer_mb,
-                "mapreduce.reduce.memory.totalbytes": self.reduce_shuffle_bytes,
-                "mapreduce.local.map.tasks.maximum": self.tasks,
-                "mapreduce.local.reduce.tasks.maximum": min(self.tasks, self.reducers),
-                **(held if self.hold_map_output else {})}
-
-    def to_dict(self) -> dict:
-        d = asdict(self)
-        for key in ("calibration", "hold_map_output"):  # (as recorded before they existed: the fingerprint holds)
-            if not d[key]:
-                del d[key]
-        return d
-
-
-def middle(times) -> float:
-    """The middle of the runs' times (the upper one of an even number)."""
-    return sorted(times)[len(times) // 2]
-
-
-@dataclass(frozen=True)
-class Calibration:
-    """core_speed from rates: the target's thread's rate for a job (its description's [cpu.<job>], with the source)
-    over this machine's core's, measured by running the job at the model's size where the CPU sets the pace."""
-    job: str
-    target_mb_s_per_thread: float
-    source: str
-    runs_s: tuple[float, ...] = ()  # the calibration runs' active times here (their phases); () while pending
-    data_bytes: int = 0
-    cores: int = 0
-    # the job on the drives of the run the rate comes from (CpuRate.drive), emulated at the k the runs above give:
-    # its active times; () where the rate names no drives (the rate is then the runs' above, taken as CPU alone)
-    fit_s: tuple[float, ...] = ()
-    fit_drive: str = ""
-    fit_count: int = 0
-
-    @property
-    def median_s(self) -> float:
-        return middle(self.runs_s)
-
-    @property
-    def rate_s(self) -> float:
-        """The work time the rate comes from: on the rate's run's own drives where measured, else with no drive's
-        limits (the published run then taken as its CPU's alone)."""
-        return middle(self.fit_s) if self.fit_s else self.median_s
-
-    @property
-    def here_mb_s_per_core(self) -> float:
-        return self.data_bytes / 1e6 / (self.rate_s * self.cores)
-
-    @property
-    def core_speed(self) -> float:
-        return self.target_mb_s_per_thread / self.here_mb_s_per_core if self.runs_s else 1.0
-
-    def to_dict(self) -> dict:
-        d = {**asdict(self), "runs_s": list(self.runs_s), "fit_s": list(self.fit_s),
-             "status": "measured" if self.runs_s else "pending"}
-        if self.runs_s:
-            d.update(here_mb_s_per_core=self.here_mb_s_per_core, core_speed=self.core_speed)
-        return d
+def hadoop_conf(model: ScaleModel) -> dict:
+    """The MapReduce settings that carry the derived task sizes and concurrency (LocalJobRunner: one JVM)."""
+    held = {"tierbench.local.hold": "true", "tierbench.local.hold.max.bytes": HOLD_FACTOR * model.data_bytes}
+    return {"mapreduce.task.io.sort.mb": model.sort_buffer_mb,
+            "mapreduce.reduce.memory.totalbytes": model.reduce_shuffle_bytes,
+            "mapreduce.local.map.tasks.maximum": model.tasks,
+            "mapreduce.local.reduce.tasks.maximum": min(model.tasks, model.reducers),
+            **(held if model.hold_map_output else {})}
 
 
 @dataclass(frozen=True)
@@ -199,8 +115,7 @@ def derive(target: Hardware, target_size: int, data_bytes: int, here: Here, core
                        reducers, max(1, round(TARGET_SORT_BUFFER * s / MB)), shuffle, target.cores, target.write_copies,
                        cache, hold_map_output=hold_rule(target, cache_t))
     settings = _settings(model, target, per_node, cache_t, reducers_t, task_heap) + _core_speed_settings(calibration)
-    return ScaleModel(**{**asdict(model), "settings": settings, "breaks": _breaks(model, target, per_node, task_heap),
-                         "calibration": calibration.to_dict() if calibration else None})
+    return replace(model, settings=settings, breaks=_breaks(model, target, per_node, task_heap), calibration=calibration)
 
 
 def direct_read_request(drives: list[tuple[Drive, float]], iops_limit) -> int:

@@ -1,5 +1,5 @@
 """Whether this machine's pace held through a scale model's study: its calibration's job timed before the study (the
-runs that set k, study/calibration.py) and again after it (calibration-after/, `pace_check`). The drives run at k
+runs that set k, scale/calibration.py) and again after it (calibration-after/, `pace_check`). The drives run at k
 times the target's speed for the whole study, k from the pace before it; where the machine ran its CPU-bound work
 slower or faster during the study, a ratio between a configuration its CPU paces and one its drives pace carries
 that change (docs/scale-model.md: the clones whose ratios missed were those where a slow stretch covered the
@@ -8,14 +8,17 @@ calibration alone, or the study alone)."""
 from dataclasses import dataclass
 from statistics import median
 
+from ..analysis.measures import active_seconds
+from ..spec.scale import measured_calibration
 from ..store import StoredStudy
 from ..store.results import PACE_CHECK_DIR, STUDY_FILE, ResultsDir
+from .constants import value
 
 # the change in the job's median work beyond which the pace is not said to have held: the calibrations' medians
 # were 5.27-6.22 s in the quickstart's clones that met every criterion of docs/scale-model.md's, 6.57-7.02 s in those
 # whose calibration ran slow (runs 62, 65, 72); the check's three runs against the calibration's seven, back to back
 # with no study between, -1%, -1% and +13% (docs/scale-model.md, "core_speed, measured"): a reason to look, not proof
-PACE_TOLERANCE = 0.10
+PACE_TOLERANCE = value("pace.PACE_TOLERANCE")
 
 
 @dataclass(frozen=True)
@@ -23,7 +26,7 @@ class Pace:
     job: str
     before_s: tuple[float, ...]  # the calibration's runs' work, before the study
     after_s: tuple[float, ...]   # the pace check's, after it
-    followed: bool = False       # the drives followed the pace through the study (study/pace_follow.py)
+    followed: bool = False       # the drives followed the pace through the study (scale/pace_follow.py)
 
     @property
     def change(self) -> float:
@@ -38,11 +41,9 @@ class Pace:
 def pace(stored: StoredStudy) -> Pace | None:
     """The study's pace before and after it; None where it has no measured calibration or no pace check (a study
     made before there was one, or a check whose runs all failed)."""
-    from ..model.transfer import active_seconds
-
-    c = (stored.study.spec.get("scale") or {}).get("calibration") or {}
+    c = measured_calibration(stored.study.spec.get("scale"))
     folder = stored.path / PACE_CHECK_DIR
-    if c.get("status") != "measured" or not c.get("runs_s") or not (folder / STUDY_FILE).is_file():
+    if not c or not (folder / STUDY_FILE).is_file():
         return None
     after = [active_seconds(r) for r in ResultsDir(folder).load().runs if r.ok and r.label == c["job"]]
     before = c.get("fit_s") or c["runs_s"]  # the runs the rate comes from: the pace check ran as they did

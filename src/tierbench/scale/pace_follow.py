@@ -19,26 +19,28 @@ sped the drives up by 28% for hybrids no faster than before, and the TeraSort hy
 0.70 in those repeats against the first's 0.56 (docs/scale-model.md)."""
 
 import statistics
-from types import SimpleNamespace
 
-from ..model.scale import middle
-from ..model.transfer import active_seconds, emulated_drives
+from ..analysis.measures import work_seconds
+from ..model.transfer import emulated_drives
+from ..spec.scale import middle
+from .constants import value
 
-MOST = (0.67, 1.5)  # the furthest k follows a run from the calibration's (a run twice as slow is a fluke or a fault)
-PACE_WINDOW = 3  # the last runs whose median work sets the pace: one run's noise damped, a drift followed in two
+MOST = value("pace_follow.MOST")  # the furthest k follows a run from the calibration's (a run twice as slow is a fluke or a fault)
+PACE_WINDOW = value("pace_follow.PACE_WINDOW")  # the last runs whose median work sets the pace: one run's noise damped, a drift followed in two
 
 
 def pace_config(spec) -> str | None:
     """The configuration whose emulated drives are the calibrated rate's own (drive and count), data and
     intermediate data on them; None when the study has none, or its k is not a measured calibration's."""
-    c = (spec.scale or {}).get("calibration") or {}
-    if c.get("status") != "measured" or not c.get("fit_s") or not c.get("fit_drive"):
+    if not spec.scale or not spec.scale.calibration_measured:
         return None
-    k = spec.scale["rate_factor"]
+    c, k = spec.scale.calibration, spec.scale.rate_factor
+    if not c.fit_s or not c.fit_drive:
+        return None
     for config in spec.storage:
         emulated = config.emulated or {}
         if set(config.intermediate) == set(config.local_data) and emulated.get("data") and \
-                emulated_drives(emulated["data"], k) == (c["fit_drive"], c["fit_count"]):
+                emulated_drives(emulated["data"], k) == (c.fit_drive, c.fit_count):
             return config.name
     return None
 
@@ -47,13 +49,13 @@ class PaceFollower:
     """The k the study's next run goes at, from the last ok runs of the calibrated job on the pace configuration."""
 
     def __init__(self, spec, config: str, shared_time, records: list[dict] = ()):
-        c = spec.scale["calibration"]
-        self.config, self.job, self.shared = config, c["job"], shared_time
-        self.k_cal, self.rate_s = spec.scale["rate_factor"], middle(c["fit_s"])  # (the calibration's rate_s)
+        c = spec.scale.calibration
+        self.config, self.job, self.shared = config, c.job, shared_time
+        self.k_cal, self.rate_s = spec.scale.rate_factor, middle(c.fit_s)  # (the calibration's rate_s)
         self.factor, self.source = 1.0, "the calibration"  # the calibrated job's k / the calibration's, and whence
         self.applied = 1.0  # the factor the devices' limits are at
         self.run_factor, self.run_source = 1.0, "the calibration"  # the next run's (`before`)
-        self.works: list[float] = list(c["fit_s"])  # the work of the calibrated job's runs on those drives, in order
+        self.works: list[float] = list(c.fit_s)  # the work of the calibrated job's runs on those drives, in order
         for record in records:  # a resumed study: the pace its last measuring run left
             self.after(record)
 
@@ -83,7 +85,7 @@ class PaceFollower:
         """A run ended: when it measures the pace, k follows it; what changed, said in a line (None: nothing)."""
         if record.get("status") != "ok" or record.get("config") != self.config or record.get("label") != self.job:
             return None
-        work = active_seconds(SimpleNamespace(details=record.get("details") or {}, wall_s=record["wall_s"]))
+        work = work_seconds(record.get("details") or {}, record["wall_s"])
         self.works.append(work)
         median = statistics.median(self.works[-PACE_WINDOW:])
         ratio = self.rate_s / median

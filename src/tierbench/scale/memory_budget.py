@@ -24,16 +24,17 @@ from pathlib import Path
 
 from ..errors import UserError
 from ..following import Following
+from .constants import value
 
 MEMORY = Path("/sys/fs/cgroup/memory")
-POLL_S = 0.05
+POLL_S = value("memory_budget.POLL_S")
 RELEASE_TRIES = 10  # removing the group at the study's end, 0.1 s apart
 # what a JVM may allocate between two polls before its page cache is taken back: the limit follows the
 # processes' own memory with this much room, so the page cache may hold the budget plus it. Measured: with 4 MB
 # of room a starting JVM reclaimed its own new pages for minutes; lowering the limit each poll to squeeze the cache
 # to the budget alone evicted the read-ahead windows of every stream before they were read (an all-HDD TeraSort of
 # 128 MB took 137 s, of 256 MB with this room 78-95 s): the room is also the read-ahead's
-HEADROOM = 32 << 20
+HEADROOM = value("memory_budget.HEADROOM")
 # what a JVM's heap may grow by between two polls beyond that room, once the page cache it displaced is gone: above
 # the limit a page fault waits for the next poll, but a read() fails (ENOMEM: cgroup v1 fails a charge outside a
 # page fault), and a JVM loading a class then reports it missing: a TeraValidate of the budget's e2e study, its map
@@ -41,7 +42,7 @@ HEADROOM = 32 << 20
 # "ClassNotFoundException: org.apache.hadoop.io.LongWritable"). So the limit leaves this much more between polls,
 # and a poll that finds the page cache beyond the budget and HEADROOM first lowers the limit to take it back (the
 # kernel reclaims it then, as it would have at the charge) before leaving the room again
-ANON_ROOM = 256 << 20
+ANON_ROOM = value("memory_budget.ANON_ROOM")
 
 
 def can_budget() -> str | None:

@@ -1,0 +1,59 @@
+"""The scale model's constants: one registry (scale/constants.py) that the modules take their values from, and
+docs/scale-model.md's table of them, which must be that registry. Fast: no JVM."""
+
+import re
+from pathlib import Path
+
+import pytest
+
+from tierbench.scale.constants import ALL, CORE_CONSTANTS, FITTED, SCALE_CONSTANTS, Constant
+
+DOC = Path(__file__).resolve().parent.parent / "docs" / "scale-model.md"
+
+
+def _table(text: str) -> dict[str, list[str]]:
+    """The constants table's rows of docs/scale-model.md: name -> [value, unit, models, provenance]."""
+    section = text.split("## The constants", 1)[1].split("\n## ", 1)[0]
+    rows = {}
+    for line in section.splitlines():
+        m = re.match(r"^\| `([\w.]+)` \|(.*)\|$", line)
+        if m:
+            rows[m.group(1)] = [cell.strip() for cell in m.group(2).split(" | ")]
+    return rows
+
+
+def test_the_docs_constants_table_is_the_registry():
+    rows = _table(DOC.read_text())
+    assert list(rows) == list(ALL), "the table's constants, in order, are the registry's"
+    for name, (value, unit, models, provenance) in rows.items():
+        c = ALL[name]
+        assert (value, unit, models) == (c.shown(), c.unit, c.models), name
+        assert provenance == f"**{c.kind}**: {c.provenance}", name
+
+
+def test_the_table_check_sees_a_value_changed():
+    text = DOC.read_text().replace("| `model.WRITE_SEEK_KIB` | 1024 |", "| `model.WRITE_SEEK_KIB` | 512 |")
+    assert _table(text)["model.WRITE_SEEK_KIB"][0] == "512" != ALL["model.WRITE_SEEK_KIB"].shown()
+
+
+@pytest.mark.parametrize("c", SCALE_CONSTANTS, ids=lambda c: c.name)
+def test_each_scale_module_takes_its_value_from_the_registry(c: Constant):
+    import importlib
+
+    module, name = c.name.split(".")
+    assert getattr(importlib.import_module(f"tierbench.scale.{module}"), name) == c.value
+
+
+@pytest.mark.parametrize("c", CORE_CONSTANTS, ids=lambda c: c.name)
+def test_the_cores_constants_are_listed_at_their_own_values(c: Constant):
+    import importlib
+
+    where = {"profiles": "tierbench.storage.profiles", "rules": "tierbench.model.rules",
+             "transfer": "tierbench.model.transfer"}
+    module, name = c.name.split(".")
+    assert getattr(importlib.import_module(where[module]), name) == c.value
+
+
+def test_only_the_seek_sizes_are_fitted_and_each_constant_says_where_it_comes_from():
+    assert {c.name for c in ALL.values() if c.kind == FITTED} == {"model.WRITE_SEEK_KIB", "model.READ_SEEK_KIB"}
+    assert all(c.models and c.provenance for c in ALL.values())
