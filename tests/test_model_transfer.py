@@ -37,7 +37,7 @@ def test_each_configuration_models_the_cluster_with_its_drives():
 def test_the_time_factor_is_k_times_the_data_per_node_over_the_models():
     hw = load_hardware("sandisk-all-hdd")
     # k = 2 cores here / 12 there; 1 TB over 6 nodes; 128 MiB here
-    assert time_factor(SCALE, hw, 10**12) == pytest.approx((2 / 12) * (10**12 / 6) / (128 << 20))
+    assert time_factor(SCALE, hw.nodes, 10**12) == pytest.approx((2 / 12) * (10**12 / 6) / (128 << 20))
 
 
 def test_a_job_is_carried_from_its_active_time_at_the_target_size_only():

@@ -198,8 +198,11 @@ def text_lines(out: dict) -> list[str]:
         span = f"{r['interval'][0]:,.1f}-{r['interval'][1]:,.1f} s" if r.get("interval") else "-"
         lines.append(f"{r['job']:<{jw}} {r['hardware']:<{hw}} {r['nodes']:>5} {format_size(r['size_bytes']):>8} "
                      f"{r['seconds']:9.1f} s {span:>19} {r['mb_s'] or 0:8.1f} {cost}  {r['bottleneck']}")
-    lines.append(f"($/job: hardware price over {out['years']:g} years of back-to-back jobs; interval: +/- the median "
-                 f"error reproducing the measured configurations; assumptions: docs/model.md)")
+    spans = {"scale model": "the scale model's rows: the median's interval over the repeats",
+             "resource model": "the resource model's: +/- its median error reproducing the measured configurations"}
+    used = [spans[m] for m in dict.fromkeys(r.get("method", "resource model") for r in out["predictions"])]
+    lines.append(f"($/job: hardware price over {out['years']:g} years of back-to-back jobs; interval: {'; '.join(used)}; "
+                 f"methods and assumptions: docs/model.md)")
     lines += sorted({f"note: {r['job']} on {r['hardware']}: {r['cpu_borrowed']}" for r in out["predictions"]
                      if r.get("cpu_borrowed")})
     return lines + _published_lines(out)
@@ -214,13 +217,13 @@ def _published_lines(out: dict) -> list[str]:
     if not pub["runtimes"]:
         lines.append("  none: the study has none of dfsio-write, dfsio-read, teragen, terasort")
     for r in pub["runtimes"]:
-        lo, hi = r["interval"]
+        span = "({:,.0f}-{:,.0f})".format(*r["interval"]) if r["interval"] else "(no interval)"
         lines.append(f"  {r['study']:<23} {r['workload']:<11} {r['config']:<26} published {r['published_s']:>8,.0f} s  "
-                     f"predicted {r['predicted_s']:>8,.0f} s ({lo:,.0f}-{hi:,.0f})  {_pct(r['error'])}  {r['method']}")
+                     f"predicted {r['predicted_s']:>8,.0f} s {span}  {_pct(r['error'])}  {r['method']}")
     for r in pub["ratios"]:
-        lo, hi = r["interval"]
+        span = "({:.2f}-{:.2f})".format(*r["interval"]) if r["interval"] else "(no interval)"
         lines.append(f"  {r['study']:<23} {r['workload']:<11} {r['compared']:<36} published {r['published_ratio']:5.2f}  "
-                     f"predicted {r['predicted_ratio']:5.2f} ({lo:.2f}-{hi:.2f})  {_pct(r['error'])}")
+                     f"predicted {r['predicted_ratio']:5.2f} {span}  {_pct(r['error'])}")
     for r in pub["ranks"]:
         lines.append(f"  {r['study']:<23} {r['workload']:<11} order fastest first: published {' < '.join(r['published'])}; "
                      f"predicted {'the same' if r['predicted_order'] == ' < '.join(r['published']) else r['predicted_order']}"

@@ -17,9 +17,7 @@ from importlib import resources
 
 from ..store import ResultsDir
 from .hardware import load_hardware
-from .predict import machine_of
-from .transfer import transfer
-from .whatif import error_interval
+from .answer import answer
 
 TESTDFSIO_BYTES = 512 * 2000 * (1 << 20)  # 512 files x 2000 MB (TestDFSIO's MB is 2^20 bytes)
 TERA_BYTES = 10**12  # TeraGen 1 TB: 10^10 rows of 100 bytes
@@ -49,27 +47,15 @@ def published() -> dict:
 
 
 def _predicted(model, studies: list, workload: str, config: str, size: int, error: float | None) -> dict | None:
-    """One workload on one published configuration: from the scale model when a study models that cluster at that
-    size, else from the resource model; None when the runs have no such workload."""
+    """One workload on one published configuration, answered as every route answers (model/answer.py); None when
+    the runs have no such workload."""
     hw = load_hardware(HARDWARE[config])
-    for stored in studies:
-        t = transfer(stored, workload, hw, size)
-        if t:
-            pooled = (f" pooled with {', '.join(t.pooled)}'s (the same job on the same drives: no intermediate device "
-                      f"of their own used)") if t.pooled else ""
-            return {"seconds": t.seconds, "interval": list(t.interval), "method": "scale model",
-                    "how": f"{t.runs} runs of {t.config}{pooled} ({t.interval_kind}), x {t.time_factor:,.0f} "
-                           f"(k x the target's data per node / the model's)"}
-    job = next((p.job for p in model.profiles if p.workload == workload and p.job in model.overheads), None)
-    if job is None:
-        return None
-    seconds = model.predict(job, machine_of(hw), size).seconds
-    spread = error if error is not None else 0.0
-    how = (f"calibrated on {', '.join(model.calibrated_on[job])}; +/- the model's median error reproducing the "
-           f"measured configurations ({spread:.0%})" if error is not None else "no error estimate")
-    borrowed = model.cpu_borrowed(job, hw.engine)
-    return {"seconds": seconds, "interval": error_interval(seconds, spread), "method": "resource model",
-            "how": how + (f"; {borrowed}" if borrowed else ""), "cpu_borrowed": bool(borrowed)}
+    for job in dict.fromkeys(p.job for p in model.profiles if p.workload == workload):
+        a = answer(model, studies, job, hw, size, error)
+        if a:
+            return {"seconds": a.seconds, "interval": a.interval, "method": a.method, "how": a.how,
+                    "cpu_borrowed": bool(a.cpu_borrowed)}
+    return None
 
 
 def _runtime_rows(model, studies: list, error: float | None) -> tuple[list[dict], list[str]]:
@@ -82,8 +68,9 @@ def _runtime_rows(model, studies: list, error: float | None) -> tuple[list[dict]
                     parts = [r for r in rows if r["study"] == study.section and r["config"] == config]
                     if len(parts) != len(study.columns) - 1:
                         continue
+                    spans = [r["interval"] for r in parts]
                     p = {"seconds": sum(r["predicted_s"] for r in parts),
-                         "interval": [sum(r["interval"][i] for r in parts) for i in (0, 1)],
+                         "interval": None if None in spans else [sum(r[i] for r in spans) for i in (0, 1)],
                          "method": " + ".join(dict.fromkeys(r["method"] for r in parts)), "how": "the sum of the jobs"}
                 else:
                     p = _predicted(model, studies, workload, config, study.size_bytes, error)
@@ -107,8 +94,8 @@ def _ratio_rows(runtimes: list[dict]) -> list[dict]:
             continue
         pub, pred = r["published_s"] / base["published_s"], r["predicted_s"] / base["predicted_s"]
         out.append({"study": study, "workload": workload, "compared": f"{config} / {BASELINE}", "published_ratio": pub,
-                    "predicted_ratio": pred, "interval": [r["interval"][0] / base["interval"][1],
-                                                          r["interval"][1] / base["interval"][0]],
+                    "predicted_ratio": pred, "interval": None if None in (r["interval"], base["interval"]) else
+                    [r["interval"][0] / base["interval"][1], r["interval"][1] / base["interval"][0]],
                     "error": pred / pub - 1, "method": " + ".join(dict.fromkeys((base["method"], r["method"])))})
     return out
 

@@ -117,28 +117,37 @@ def equivalent_configs(stored: StoredStudy, workload: str, config: str, k: float
                        and emulated_drives(e.get("data", []), k) == mine and _intermediate_unused(stored, runs_of[c])]
 
 
-def time_factor(scale: dict, hw: Hardware, size_bytes: float) -> float:
+def time_factor(scale: dict, nodes: int, size_bytes: float) -> float:
     """Target seconds per second of the model's active time: k x (the target's data per node / the model's)."""
-    return scale["rate_factor"] * (size_bytes / hw.nodes) / scale["data_bytes"]
+    return scale["rate_factor"] * (size_bytes / nodes) / scale["data_bytes"]
 
 
-def transfer(stored: StoredStudy, workload: str, hw: Hardware, size_bytes: float | None = None) -> Transferred | None:
-    """The workload's job on `hw` from the study's runs of the configuration that models it, at the target's size;
-    None when the study is no scale model of `hw` at that size, or has no ok run of the workload there."""
+def transfer(stored: StoredStudy, workload: str, hw: Hardware, size_bytes: float | None = None,
+             label: str | None = None) -> Transferred | None:
+    """The workload's job (the one labelled `label` when given) on `hw` from the study's runs of the configuration
+    that models it, at the target's size; None when the study is no scale model of `hw` at that size, or has no ok
+    run of the job there."""
     scale = stored.study.spec.get("scale")
     if not scale or (size_bytes is not None and abs(size_bytes - scale["target_size"]) > 0.01 * scale["target_size"]):
         return None
     config = modelled_config(stored, hw)
-    if config is None:
-        return None
+    return carried(stored, workload, config, hw.name, hw.nodes, label) if config else None
+
+
+def carried(stored: StoredStudy, workload: str, config: str, hardware: str, nodes: int,
+            label: str | None = None) -> Transferred | None:
+    """The runs of `config` (pooled with its equivalent configurations) carried to the scale model's target of
+    `nodes` nodes at its size: the one computation behind predict, advise and the report's cost at the target."""
+    scale = stored.study.spec["scale"]
     pooled = equivalent_configs(stored, workload, config, scale["rate_factor"])
-    runs = [r for r in stored.latest_ok().values() if r.config in pooled and r.workload == workload and r.wall_s]
+    runs = [r for r in stored.latest_ok().values() if r.config in pooled and r.workload == workload and r.wall_s
+            and label in (None, r.label)]
     if not runs:
         return None
     runs = [r for r in runs if r.label == runs[0].label]  # (one job of the workload: a study may size it twice)
-    factor = time_factor(scale, hw, scale["target_size"])
+    factor = time_factor(scale, nodes, scale["target_size"])
     active = [active_seconds(r) for r in runs]
-    carried = np.array(active) * factor * np.array([pace_factor(r) for r in runs])  # (a run at a higher k: more time there)
-    interval, kind = median_interval(carried)
-    return Transferred(runs[0].label, hw.name, config, scale["target_size"], float(statistics.median(carried)), interval,
-                       kind, factor, active, len(runs), tuple(pooled[1:]))
+    carried_s = np.array(active) * factor * np.array([pace_factor(r) for r in runs])  # (a run at a higher k: more time there)
+    interval, kind = median_interval(carried_s)
+    return Transferred(runs[0].label, hardware, config, scale["target_size"], float(statistics.median(carried_s)),
+                       interval, kind, factor, active, len(runs), tuple(pooled[1:]))

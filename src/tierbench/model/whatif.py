@@ -14,10 +14,11 @@ from pathlib import Path
 
 from ..analysis.cost import cost_per_job
 from ..errors import UserError
-from ..store import StudyFile
+from ..store import ResultsDir, StudyFile
 from .hardware import Hardware
 from .measured import load
-from .predict import Model, machine_of
+from .answer import Answer, answer
+from .predict import Model
 
 ASSUMPTIONS = [
     "each resource's time is its demand over its speed, and a phase takes its slowest resource's time, plus the "
@@ -33,12 +34,6 @@ ASSUMPTIONS = [
 def _median_abs(rows: list[dict]) -> float | None:
     errs = [abs(r["error"]) for r in rows if r.get("error") is not None]
     return statistics.median(errs) if errs else None
-
-
-def error_interval(seconds: float, error: float | None) -> list[float] | None:
-    """A prediction +/- the model's median error reproducing the measured configurations (its residuals there);
-    None without an estimate (one configuration of known devices)."""
-    return None if error is None else [seconds / (1 + error), seconds * (1 + error)]
 
 
 def validate(model: Model) -> dict:
@@ -97,6 +92,22 @@ def study_model(results, calibrate: list[str] | None = None) -> tuple[Model, Stu
     return Model(profiles, machines).calibrate(), study, unknown
 
 
+def _paths(results) -> list[str]:
+    return [str(r) for r in ([results] if isinstance(results, (str, Path)) else results)]
+
+
+def _row(a: Answer, price: float | None, years: float) -> dict:
+    """One answer as predict's row (predictions.json, the report's what-if section)."""
+    row = {"job": a.job, "hardware": a.hardware, "nodes": a.nodes, "size_bytes": a.size_bytes, "seconds": a.seconds,
+           "overhead_s": a.overhead_s, "bottleneck": a.bottleneck, "phases": a.phases, "profile_of": a.profile_of,
+           "calibrated_on": a.calibrated_on, "mb_s": a.size_bytes / 1e6 / a.seconds if a.seconds else None,
+           "cpu_borrowed": a.cpu_borrowed, "interval": a.interval, "method": a.method, "how": a.how}
+    if price:
+        c = cost_per_job(a.seconds, price, years)
+        row.update(price_usd=price, jobs_per_day=c.jobs_per_day, usd_per_job=c.usd_per_job)
+    return row
+
+
 def predict(results, hardware: list[Hardware], size_bytes: float | None = None, nodes: int | None = None,
             calibrate: list[str] | None = None, years: float = 3.0, published: bool = False, clouds: list | None = None,
             cloud_nodes: list[int] | None = None) -> dict:
@@ -105,27 +116,17 @@ def predict(results, hardware: list[Hardware], size_bytes: float | None = None, 
     model, study, unknown = study_model(results, calibrate)
     checked = validate(model)
     error = checked["hardware_median_abs_error"]
+    studies = [ResultsDir(r).load(analysed=True) for r in _paths(results)]
     rows = []
     for hw in hardware:
         price = hw.price_usd * (nodes or hw.nodes) / hw.nodes if hw.price_usd else None  # the price grows with the nodes
         hw = hw.with_nodes(nodes) if nodes else hw
-        m = machine_of(hw)
         for job in model.labels():
-            if job not in model.overheads:
-                continue
-            p = model.predict(job, m, size_bytes)
-            worst = max(p.phases, key=lambda r: r["seconds"])
-            row = {"job": job, "hardware": hw.name, "nodes": hw.nodes, "size_bytes": p.size_bytes,
-                   "seconds": p.seconds, "overhead_s": p.overhead_s, "bottleneck": f"{worst['phase']}: {worst['bottleneck']}",
-                   "phases": p.phases, "profile_of": p.profile_of, "calibrated_on": p.calibrated_on,
-                   "mb_s": p.size_bytes / 1e6 / p.seconds if p.seconds else None,
-                   "cpu_borrowed": model.cpu_borrowed(job, hw.engine), "interval": error_interval(p.seconds, error)}
-            if price:
-                c = cost_per_job(p.seconds, price, years)
-                row.update(price_usd=price, jobs_per_day=c.jobs_per_day, usd_per_job=c.usd_per_job)
-            rows.append(row)
+            a = answer(model, studies, job, hw, size_bytes, error)
+            if a:
+                rows.append(_row(a, price, years))
     extra = {}
-    paths = [str(r) for r in ([results] if isinstance(results, (str, Path)) else results)]
+    paths = _paths(results)
     if published:
         from .published import compare
         extra["published"] = compare(model, paths, error)

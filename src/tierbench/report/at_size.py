@@ -4,12 +4,9 @@ the model's), else the spec's cost.target_size (the linear extrapolation analysi
 run. The figures of a scale model at its target are predictions, and the report says so."""
 
 from dataclasses import dataclass, replace
-from statistics import median
 
 from ..analysis.cost import cost_from_dict, workload_cost
-from ..analysis.emulated import pace_factor
-from ..analysis.stats import variant_of
-from ..analysis.measures import active_seconds
+from ..model.transfer import carried
 
 
 @dataclass(frozen=True)
@@ -54,19 +51,19 @@ def target_nodes(scale: dict) -> int:
 
 
 def _at_scale_target(ctx, scale: dict) -> CostsAtSize:
-    """Each configuration's runs carried to the target (the median of work x the time factor x the run's own pace),
-    priced for all the target's nodes: the spec prices one node of the model, the job at the target runs on all."""
+    """Each configuration's runs carried to the target as every route carries them (model/transfer.py: the median of
+    work x the time factor x the run's own pace, equivalent configurations pooled), priced for all the target's nodes: the spec prices one node of the model, the job at the target runs on all."""
     nodes = target_nodes(scale)
-    factor = scale["rate_factor"] * (scale["target_size"] / nodes) / scale["data_bytes"]
     classes, configs = cost_from_dict(ctx.cost)
     by_pair = {(c.config, c.workload): c for c in ctx.costs}
     rows = []
     for (config, wl), wc in by_pair.items():
         cc = configs.get(ctx.config_of.get(config, config))
-        runs = [r for r in ctx.runs if r.status == "ok" and r.wall_s and variant_of(r) == config and r.label == wl]
-        if cc is None or not runs:
+        workload = next((r.workload for r in ctx.runs if r.label == wl), None)
+        t = carried(ctx.stored, workload, ctx.config_of.get(config, config), "", nodes, wl) if workload else None
+        if cc is None or t is None:
             continue
-        seconds = median(active_seconds(r) * pace_factor(r) for r in runs) * factor
+        seconds = t.seconds  # (as predict and advise carry it: model/transfer.py)
         cluster = replace(cc, price_usd=cc.price_usd * nodes, nodes=cc.nodes * nodes)
         # the bytes a job writes grow with the data: the model's node wrote data_bytes' worth, the cluster target_size's
         written = {w.drive: w.bytes_per_job_per_drive * cc.nodes * cc.drives.get(w.drive, 0)

@@ -58,6 +58,7 @@ class ReportContext:
     colors: dict  # one colour per variant in every chart
     phase_colors: dict
     now: datetime
+    stored: StoredStudy | None = None  # (the scale model's runs carried to its target: model/transfer.py)
 
 
 def build_context(stored: StoredStudy, now: datetime | None = None) -> ReportContext:
@@ -80,4 +81,4 @@ def build_context(stored: StoredStudy, now: datetime | None = None) -> ReportCon
     phases = [p for r in profiled if obs.get(r.run_key) for p in obs[r.run_key].labels]
     return ReportContext(facts, spec, variants, configs, workloads, {v["name"]: v.get("config", v["name"]) for v in variants},
                          runs, an, cost, costs, machine, storage_map, obs, profiled, per_run_values(runs, configs, workloads),
-                         charts.series_colors(configs), charts.phase_colors(phases), now or datetime.now(timezone.utc))
+                         charts.series_colors(configs), charts.phase_colors(phases), now or datetime.now(timezone.utc), stored)

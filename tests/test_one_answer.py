@@ -1,0 +1,84 @@
+"""Issue 56: the same question (results, hardware, size) gets the same seconds through every route that answers it:
+`predict --hardware`, `predict --published`, and the report's cost at the scale model's target -- all through
+model/answer.py and model/transfer.py. On the recorded scale-model study (a real quickstart's runs)."""
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tierbench.model.answer import RESOURCE, SCALE, answer
+from tierbench.model.hardware import load_hardware
+from tierbench.model.published import HARDWARE, compare
+from tierbench.model.whatif import predict, study_model, validate
+from tierbench.report.at_size import costs_at_size
+from tierbench.report.context import build_context
+from tierbench.store import ResultsDir
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+TERA = 10**12  # the scale model's target size ([scale] size = "1TB")
+CONFIG_OF = {"all_hdd": "hdd", "hdd_plus_ssd_intermediate": "hybrid", "all_ssd": "ssd"}  # the study's names
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory):
+    out = tmp_path_factory.mktemp("one-answer") / "scale-model-results"
+    shutil.copytree(FIXTURES / "scale-model-results", out)
+    return out
+
+
+@pytest.fixture(scope="module")
+def routes(results):
+    hardware = [load_hardware(h) for h in HARDWARE.values()]
+    out = predict(results, hardware, TERA, published=True)
+    ctx = build_context(ResultsDir(results).load(analysed=True))
+    return out, costs_at_size(ctx)
+
+
+def test_predict_hardware_and_published_give_the_same_seconds(routes):
+    out, _ = routes
+    by_hw = {(r["job"], r["hardware"]): r for r in out["predictions"]}
+    rows = [r for r in out["published"]["runtimes"] if r["workload"] != "total"]
+    assert len(rows) == 6
+    for r in rows:
+        p = by_hw[(r["workload"], r["hardware"])]
+        assert p["seconds"] == pytest.approx(r["predicted_s"], rel=0.01), r
+        assert p["method"] == r["method"] == SCALE
+
+
+def test_the_reports_cost_at_the_target_uses_the_same_runtimes(routes):
+    out, at = routes
+    assert at is not None and at.how == "scale model" and at.size_bytes == TERA
+    by_hw = {(r["job"], r["hardware"]): r for r in out["predictions"]}
+    checked = 0
+    for config, name in CONFIG_OF.items():
+        for row in (c for c in at.rows if c.config == name):
+            p = by_hw[(row.workload, HARDWARE[config])]
+            assert row.runtime_s == pytest.approx(p["seconds"], rel=0.01), (config, row)
+            checked += 1
+    assert checked == 6
+
+
+def test_pooled_teragen_is_one_answer_for_hdd_and_hybrid(routes):
+    """TeraGen writes no intermediate data: on all-HDD and on the hybrid it is one job on one kind of drive, so
+    both routes give both configurations the same (pooled) runtime -- a structural tie, not a prediction."""
+    out, at = routes
+    teragen = {r["hardware"]: r["seconds"] for r in out["predictions"] if r["job"] == "teragen"}
+    assert teragen["sandisk-all-hdd"] == pytest.approx(teragen["sandisk-hybrid"])
+    rows = {c.config: c.runtime_s for c in at.rows if c.workload == "teragen"}
+    assert rows["hdd"] == pytest.approx(rows["hybrid"])
+
+
+def test_another_size_is_the_resource_models_answer_everywhere(results):
+    """Off the scale target's size the scale model does not answer (its data / page-cache ratio is the target's
+    only): predict and the answer both fall to the resource model, with its error interval."""
+    model, _, _ = study_model(results)
+    error = validate(model)["hardware_median_abs_error"]
+    hw = load_hardware("sandisk-all-hdd")
+    stored = [ResultsDir(results).load(analysed=True)]
+    a = answer(model, stored, "terasort", hw, 2 * TERA, error)
+    assert a.method == RESOURCE and a.interval is not None and a.interval[0] < a.seconds < a.interval[1]
+    out = predict(results, [hw], 2 * TERA)
+    p = next(r for r in out["predictions"] if r["job"] == "terasort")
+    assert p["seconds"] == pytest.approx(a.seconds) and p["method"] == RESOURCE
