@@ -31,16 +31,16 @@ def main() -> int:
     model, _, _ = study_model(results)
     out = compare(model, results, validate(model)["hardware_median_abs_error"])
     print(f"{'study':23} {'workload':11} {'configuration':26} {'published':>10} {'predicted':>10} {'interval':>15} "
-          f"{'error':>6}  method")
+          f"{'error':>6}  method, label")
     for r in out["runtimes"]:
-        lo, hi = r["interval"]
+        span = "{:,.0f}-{:,.0f}".format(*r["interval"]) if r["interval"] else "-"
         print(f"{r['study']:23} {r['workload']:11} {r['config']:26} {r['published_s']:>8,.0f} s {r['predicted_s']:>8,.0f} s "
-              f"{f'{lo:,.0f}-{hi:,.0f}':>15} {r['error']:+6.0%}  {r['method']}")
-    print(f"\n{'study':23} {'workload':11} {'ratio':36} {'published':>9} {'predicted':>9} {'interval':>11} {'error':>6}")
+              f"{span:>15} {r['error']:+6.0%}  {r['method']}, {r['label']}")
+    print(f"\n{'study':23} {'workload':11} {'ratio':36} {'published':>9} {'predicted':>9} {'interval':>11} {'error':>6}  label")
     for r in out["ratios"]:
-        lo, hi = r["interval"]
+        span = "{:.2f}-{:.2f}".format(*r["interval"]) if r["interval"] else "-"
         print(f"{r['study']:23} {r['workload']:11} {r['compared']:36} {r['published_ratio']:9.2f} {r['predicted_ratio']:9.2f} "
-              f"{f'{lo:.2f}-{hi:.2f}':>11} {r['error']:+6.0%}")
+              f"{span:>11} {r['error']:+6.0%}  {r['label']}")
     print()
     for r in out["ranks"]:
         print(f"order {r['study']} {r['workload']}: {'right' if r['right'] else 'WRONG'} "
@@ -48,8 +48,9 @@ def main() -> int:
     s = out["summary"]
     for key in ("ratios", "runtimes"):
         if key in s:
-            print(f"{key}: median |error| {s[key]['median_abs_error']:.1%}, largest {s[key]['max_abs_error']:.1%}, "
-                  f"{s[key]['within']} of {s[key]['of']} within {s[key]['bound']:.0%}")
+            left = ", ".join(f"{n} {kind}" for kind, n in s[key]["left_out"].items()) or "none"
+            print(f"{key} (predicted rows only; not counted: {left}): median |error| {s[key]['median_abs_error']:.1%}, "
+                  f"largest {s[key]['max_abs_error']:.1%}, {s[key]['within']} of {s[key]['of']} within {s[key]['bound']:.0%}")
     for m in out["not_covered"]:
         print(f"not covered: {m}")
     return 0

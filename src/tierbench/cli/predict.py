@@ -208,6 +208,10 @@ def text_lines(out: dict) -> list[str]:
     return lines + _published_lines(out)
 
 
+def _label(row: dict) -> str:
+    return row.get("label", "predicted")
+
+
 def _published_lines(out: dict) -> list[str]:
     if "published" not in out:
         return []
@@ -219,11 +223,11 @@ def _published_lines(out: dict) -> list[str]:
     for r in pub["runtimes"]:
         span = "({:,.0f}-{:,.0f})".format(*r["interval"]) if r["interval"] else "(no interval)"
         lines.append(f"  {r['study']:<23} {r['workload']:<11} {r['config']:<26} published {r['published_s']:>8,.0f} s  "
-                     f"predicted {r['predicted_s']:>8,.0f} s {span}  {_pct(r['error'])}  {r['method']}")
+                     f"predicted {r['predicted_s']:>8,.0f} s {span}  {_pct(r['error'])}  {r['method']}, {_label(r)}")
     for r in pub["ratios"]:
         span = "({:.2f}-{:.2f})".format(*r["interval"]) if r["interval"] else "(no interval)"
         lines.append(f"  {r['study']:<23} {r['workload']:<11} {r['compared']:<36} published {r['published_ratio']:5.2f}  "
-                     f"predicted {r['predicted_ratio']:5.2f} {span}  {_pct(r['error'])}")
+                     f"predicted {r['predicted_ratio']:5.2f} {span}  {_pct(r['error'])}  {_label(r)}")
     for r in pub["ranks"]:
         lines.append(f"  {r['study']:<23} {r['workload']:<11} order fastest first: published {' < '.join(r['published'])}; "
                      f"predicted {'the same' if r['predicted_order'] == ' < '.join(r['published']) else r['predicted_order']}"
@@ -231,7 +235,9 @@ def _published_lines(out: dict) -> list[str]:
     s = pub["summary"]
     for key, what in (("ratios", "ratios to all-HDD"), ("runtimes", "runtimes")):
         if key in s:
-            lines.append(f"  {what}: median |error| {s[key]['median_abs_error']:.0%}, largest {s[key]['max_abs_error']:.0%}, "
+            left = ", ".join(f"{n} {kind}" for kind, n in s[key].get("left_out", {}).items())
+            lines.append(f"  {what} (predicted rows only{'; not counted: ' + left if left else ''}): median |error| "
+                         f"{s[key]['median_abs_error']:.0%}, largest {s[key]['max_abs_error']:.0%}, "
                          f"{s[key]['within']} of {s[key]['of']} within {s[key]['bound']:.0%}")
     if "ranks" in s:
         lines.append(f"  order of the configurations: right in {s['ranks']['right']} of {s['ranks']['of']}")

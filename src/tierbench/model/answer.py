@@ -37,6 +37,8 @@ class Answer:
     profile_of: str = ""
     calibrated_on: list[str] = field(default_factory=list)
     cpu_borrowed: str | None = None
+    pooled: tuple[str, ...] = ()  # the scale model's: configurations whose runs were pooled with its own
+    config: str = ""              # the scale model's: the study's configuration that models the hardware
 
 
 def error_interval(seconds: float, error: float | None) -> list[float] | None:
@@ -61,7 +63,8 @@ def answer(model: Model, studies: list[StoredStudy], job: str, hw: Hardware, siz
                 return Answer(job, hw.name, hw.nodes, t.size_bytes, t.seconds, list(t.interval), SCALE,
                               f"{t.runs} runs of {t.config}{pooled} ({t.interval_kind}), x {t.time_factor:,.0f} "
                               f"(k x the target's data per node / the model's)",
-                              f"measured: {t.config}'s emulated drives (scale model)")
+                              f"measured: {t.config}'s emulated drives (scale model)", pooled=t.pooled,
+                              config=t.config)
     if job not in model.overheads:
         return None
     return _resource(model, job, hw, size_bytes, error)
