@@ -28,7 +28,7 @@ data = { emulate = "hdd", size = "2GB" }
 intermediate = { emulate = "sata-ssd", size = "1GB" }
 """)
     hdd, hybrid = s.storage
-    assert hdd.emulated["data"] == [{"device": "em-hdd-data", "profile": "hdd", "size": 2 << 30}]
+    assert hdd.emulated["data"] == [{"device": "em-hdd-data", "profile": "hdd", "size": 2 * 10**9}]
     assert hdd.emulated["intermediate"] == hdd.emulated["data"] and hdd.intermediate == hdd.data  # the same device
     assert hdd.data == (str(emulation.root_dir() / "em-hdd-data" / "mnt"),)
     assert hybrid.emulated["intermediate"][0]["profile"] == "sata-ssd"
@@ -340,7 +340,7 @@ def test_a_failed_study_says_which_devices_it_keeps_up_and_the_memory_they_hold(
         (home / "device.json").write_text(json.dumps(state))
     said = emulation.kept_up({"s-ssd", "s-hdd", "s-gone"})
     assert "s-hdd, s-ssd" in said and "s-old" not in said and "s-gone" not in said
-    assert "up to 6 GB of them in this machine's memory" in said, said
+    assert "up to 6.44 GB of them in this machine's memory" in said, said
     assert "tierbench emulate down NAME" in said and "--resume" in said
     assert "memory" not in emulation.kept_up({"s-old"}) and emulation.kept_up({"s-gone"}) == ""
 

@@ -79,7 +79,7 @@ def test_a_drive_set_is_its_drives_together():
 def test_a_full_description(tmp_path):
     hw = load_hardware(write(tmp_path, FULL))
     assert (hw.name, hw.source, hw.nodes, hw.cores) == ("lab", "our purchase order", 4, 16)
-    assert hw.memory_bytes == 64 << 30
+    assert hw.memory_bytes == 64 * 10**9  # "64GB": powers of 1000 (units.py)
     assert hw.network_gbps == 25 and hw.network_mb_s == 3125
     assert hw.write_copies == 3
     assert hw.data == DriveSet(catalog()["hdd-7200"], 6)

@@ -19,7 +19,7 @@ def _raw(tmp_path, **extra):
 def test_a_list_sweeps_a_workload_knob(tmp_path):
     spec = parse_spec(_raw(tmp_path), "s.toml")
     assert [w.label for w in spec.workloads] == ["textgen", "wordcount.split_size-64MB", "wordcount.split_size-512MB"]
-    assert [w.params["split_size"] for w in spec.workloads[1:]] == [64 << 20, 512 << 20]
+    assert [w.params["split_size"] for w in spec.workloads[1:]] == [64 * 10**6, 512 * 10**6]
     assert spec.sweeps == ({"level": "workload", "base": "wordcount", "knob": "split_size",
                             "members": [{"name": "wordcount.split_size-64MB", "value": "64MB"},
                                         {"name": "wordcount.split_size-512MB", "value": "512MB"}]},)

@@ -59,7 +59,7 @@ def test_s3a_tunables_given_as_lists_are_sweeps(tmp_path):
     assert spec.baseline == "s3.committer-file-v1"
     ra = S3.format(d=tmp_path, committer='"magic"').replace('committer = "magic"', 'readahead_range = ["64KB", "1MB"]')
     spec = parse_spec(tomllib.loads(ra), "c.toml", tmp_path)
-    assert [c.engine_settings()["fs.s3a.readahead.range"] for c in spec.storage] == [str(64 << 10), str(1 << 20)]
+    assert [c.engine_settings()["fs.s3a.readahead.range"] for c in spec.storage] == [str(64_000), str(10**6)]
     two = S3.format(d=tmp_path, committer='["file-v1", "magic"]').replace('bucket = "bkt"', 'bucket = "bkt", readahead_range = ["64KB", "1MB"]')
     with pytest.raises(SpecError) as e:
         parse_spec(tomllib.loads(two), "c.toml", tmp_path)

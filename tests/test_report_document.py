@@ -257,4 +257,4 @@ def test_environment_says_how_the_engines_applications_lived(plain):
     first.details["warm_up"] = {"s": 2.5, "passes": 2, "workloads": ["dfsio-write"]}
     env = next(b for s in build_report(stored).sections if s.title == "Environment" for b in s.blocks if isinstance(b, Table))
     row = next(r for r in env.rows if r[0] == "engine spark applications")
-    assert "2 started" in row[1] and "median 2.5 s" in row[1] and "2 resumed" in row[1] and "6 GB" in row[1], row
+    assert "2 started" in row[1] and "median 2.5 s" in row[1] and "2 resumed" in row[1] and "6.44 GB" in row[1], row

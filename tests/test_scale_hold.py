@@ -28,7 +28,7 @@ def test_a_maps_spills_and_output_are_held_where_a_target_nodes_cache_holds_a_wa
     assert "hold_map_output" not in m4.to_dict()  # as recorded before the rule: an old study's fingerprint holds
     assert not hold_rule(replace(SANDISK, engine="spark"), 10 * 2**30)
     shown = {s.name: s for s in m.settings}["a map's spills and output read back"]
-    assert shown.here.startswith("from memory") and "3 GB" in shown.target and "10 GB" in shown.target
+    assert shown.here.startswith("from memory") and "3.22 GB" in shown.target and "10.7 GB" in shown.target
 
 
 def test_the_bytes_a_job_held_are_summed_from_its_log():

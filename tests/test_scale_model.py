@@ -149,7 +149,7 @@ def test_the_dfsio_example_writes_a_nodes_share_by_its_slots_three_times():
     write = spec.workloads[0].params
     assert write["files"] == 12  # the node's 12 map slots write at once, as there
     assert write["copies"] == 3  # HDFS replication: the node's drives take each byte three times
-    assert write["files"] * write["file_size"] == pytest.approx(512 * MB, rel=0.05)  # the model's data
+    assert write["files"] * write["file_size"] == pytest.approx(512 * 10**6, rel=0.05)  # the model's data
     raw = tomllib.loads((Path(__file__).parent.parent / "examples" / "sandisk-dfsio.toml").read_text())
     raw["engine"] = {"master": "local[2]"}
     with pytest.raises(SpecError, match="copies"):  # one copy is all the spark engine writes

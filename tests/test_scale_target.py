@@ -66,8 +66,8 @@ def advise_json(*args) -> list[dict]:
 
 def test_the_fixture_is_a_scale_model_of_one_terabyte_on_the_sandisk_hybrid(scaled):
     _, model = scaled
-    assert model["target"] == "sandisk-hybrid" and model["target_size"] == parse_size("1TB", decimal=True)
-    assert model["data_bytes"] == parse_size("128MB")  # the model's own size: the largest measured
+    assert model["target"] == "sandisk-hybrid" and model["target_size"] == parse_size("1TB") == 10**12
+    assert model["data_bytes"] == parse_size("128MiB")  # the model's own size: the largest measured
 
 
 def test_predict_without_size_predicts_the_scale_targets_size_and_says_so(scaled):
@@ -78,15 +78,15 @@ def test_predict_without_size_predicts_the_scale_targets_size_and_says_so(scaled
     stored = json.loads((folder / "predictions.json").read_text())
     assert stored["size"]["size_bytes"] == model["target_size"]  # what the report reads says it too
     text = tierbench_main("predict", folder, "--hardware", "sandisk-all-hdd", check=True).stdout.splitlines()
-    assert text[0].startswith("size: 1 TB (931 GB") and "the scale model's target size ([scale] size in the spec)" \
+    assert text[0].startswith("size: 1 TB,") and "the scale model's target size ([scale] size in the spec)" \
         in text[0] and "--size to change" in text[0]
-    assert any(" 931 GB " in line for line in text if line.startswith("terasort"))
+    assert any(" 1 TB " in line for line in text if line.startswith("terasort"))
 
 
 def test_predict_with_size_predicts_at_that_size(scaled):
     folder, model = scaled
     out = predict_json(folder, "--size", "4GB")
-    assert {r["size_bytes"] for r in out["predictions"]} == {4 << 30}
+    assert {r["size_bytes"] for r in out["predictions"]} == {4 * 10**9}
     assert out["size"]["size_from"] == "--size" and "target size is 1 TB" in out["size"]["note"]
 
 
@@ -109,7 +109,7 @@ def test_advise_without_size_advises_at_the_scale_targets_size_on_its_cluster(sc
 def test_advise_with_size_and_hardware_uses_them(scaled):
     folder, _ = scaled
     head, *items = advise_json(folder, "--size", "4GB", "--hardware", "sandisk-all-ssd")
-    assert (head["size_bytes"], head["size_from"]) == (4 << 30, "--size")
+    assert (head["size_bytes"], head["size_from"]) == (4 * 10**9, "--size")
     assert (head["hardware"], head["hardware_from"]) == ("sandisk-all-ssd", "--hardware")
     assert all(" at 4 GB: " in n for n in next(a for a in items if a["topic"] == "data tier")["numbers"])
 
@@ -120,10 +120,10 @@ def test_a_study_without_scale_keeps_the_largest_measured_size_and_its_output(tm
     largest = largest_measured(plain)
     out = predict_json(plain)
     assert "size" not in out and predicted_sizes(out) == largest
-    assert {format_size(b) for b in largest.values()} == {"128 MB"}  # the model's data, TeraGen's whole rows
+    assert {format_size(b) for b in largest.values()} == {"134 MB"}  # the model's data, TeraGen's whole rows
     items = advise_json(plain)
     assert items[0]["topic"] == "data tier"  # no scale target item
-    assert all(" at 128 MB: " in n for n in items[0]["numbers"])
+    assert all(" at 134 MB: " in n for n in items[0]["numbers"])
     text = tierbench_main("advise", plain, check=True).stdout
     assert not text.startswith(("size:", "cluster:"))
 
@@ -141,7 +141,7 @@ def test_results_of_differing_targets_keep_the_largest_measured_and_say_why(tmp_
     assert f"{two}: " + ("sandisk-hybrid at 2 TB" if "size" in second else "no [scale]") in note
     head, *items = advise_json(one, two)
     assert head["size_from"] == "largest measured" and head["hardware_from"] == "default"
-    assert all(" at 128 MB: " in n for n in next(a for a in items if a["topic"] == "data tier")["numbers"])
+    assert all(" at 134 MB: " in n for n in next(a for a in items if a["topic"] == "data tier")["numbers"])
     text = tierbench_main("predict", one, two, "--hardware", "sandisk-all-hdd", check=True).stdout.splitlines()
     assert text[0].startswith("size: the largest measured") and "--size to choose" in text[0]
 

@@ -4,7 +4,7 @@ from tierbench.units import parse_size
 from tierbench.workloads.dfsio import dfsio_figures, hadoop_decimal
 
 
-@pytest.mark.parametrize("text,expected", [("64MB", 64 << 20), ("1.5GB", 3 << 29), ("512 KiB", 512 << 10), ("100", 100), (4096, 4096), ("2g", 2 << 30)])
+@pytest.mark.parametrize("text,expected", [("64MB", 64 * 10**6), ("1.5GB", 15 * 10**8), ("64MiB", 64 << 20), ("1.5 GiB", 3 << 29), ("512 KiB", 512 << 10), ("100", 100), (4096, 4096), ("2g", 2 << 30)])
 def test_sizes(text, expected):
     assert parse_size(text) == expected
 

@@ -16,7 +16,7 @@ from tierbench.report.sections.findings import headline as _headline
 from tierbench.study.runner import StudyRunner
 from tierbench.spec import parse_spec
 
-GB = 1 << 30
+GB = 10**9  # (sizes: powers of 1000, units.py)
 MACHINE = {"memory_bytes": 24 * GB}
 JOB_RESULTS = json.loads((Path(__file__).parent / "fixtures" / "job-results.json").read_text())
 
@@ -49,7 +49,7 @@ def test_planned_sizes_follow_the_data_from_producer_to_consumer(tmp_path):
     assert sizes["teragen"] == {"input": 0, "intermediate": 0, "output": rows * 100}
     assert sizes["terasort"] == {"input": rows * 100, "intermediate": rows * 100, "output": rows * 100}
     assert sizes["teravalidate"] == {"input": rows * 100, "intermediate": 0, "output": 0}
-    assert sizes["shuffle"] == {"input": 0, "intermediate": 300 << 20, "output": 0}
+    assert sizes["shuffle"] == {"input": 0, "intermediate": 300 * 10**6, "output": 0}
 
 
 def test_a_working_set_that_fits_in_ram_is_said_with_the_size_that_would_not(tmp_path):
@@ -72,7 +72,7 @@ def test_shuffle_against_executor_memory(tmp_path):
 
 def test_a_cluster_of_unknown_size_is_not_guessed():
     p = placement({"kind": "spark", "master": "spark://10.0.0.5:7077", "executor_memory": "8g"}, MACHINE)
-    assert p.nodes is None and p.ram_bytes is None and p.task_memory == 8 * GB
+    assert p.nodes is None and p.ram_bytes is None and p.task_memory == 8 << 30  # Spark's "8g": a bare g is 2^30 (units.py)
     one_box = placement({"kind": "spark", "master": "spark://127.0.0.1:7077"}, MACHINE)
     assert one_box.nodes == 1 and one_box.ram_bytes == 24 * GB  # workers on loopback share this machine's RAM
 

@@ -12,7 +12,7 @@ import math
 from dataclasses import dataclass
 
 from .errors import SpecError, UserError
-from .units import parse_size
+from .units import RULE, parse_size
 
 TB = 1 << 40  # sizes are read as tierbench reads every size: KB/MB/GB/TB are powers of 1024
 
@@ -102,11 +102,11 @@ def option(flag: str, value, bound: Bound, in_range: bool = True):
     return number if bound.whole else float(number)
 
 
-def size_of(value, decimal: bool = False) -> int:
+def size_of(value) -> int:
     """parse_size, its every refusal a ValueError: 400 digits of "GB" are a float's inf, which int() refuses with
     an OverflowError."""
     try:
-        return parse_size(value, decimal=decimal)
+        return parse_size(value)
     except OverflowError:
         raise ValueError(f"{shown(value)} is too large for a size") from None
 
@@ -118,14 +118,14 @@ def option_size(flag: str, value, bound: Bound) -> int:
     except ValueError:
         n = None
     if n is None or not bound.fits(n):
-        raise UserError(f"{flag} {shown(value)}: must be a size such as 64MB or 1TB, {bound.words()}")
+        raise UserError(f"{flag} {shown(value)}: must be a size such as 64MB or 1TB ({RULE}), {bound.words()}")
     return n
 
 
-def field_size(src: str, name: str, value, bound: Bound, decimal: bool = False, what: str = "") -> int:
+def field_size(src: str, name: str, value, bound: Bound, what: str = "") -> int:
     """A size of a file ("16GB"), within `bound`; parse_size's own words (and `what`) when it is no size at all."""
     try:
-        n = size_of(value, decimal)
+        n = size_of(value)
     except ValueError as e:
         raise SpecError(src, name, f"{e}{what}") from None
     return in_size_bound(src, name, value, n, bound)

@@ -30,8 +30,9 @@ def add_parser(subparsers):
                          "default: the scale model's target, [scale] target in the spec, when it is a shipped one, "
                          "else sandisk-all-hdd): its nodes, cores, network and drive count are kept, its drives "
                          "are varied")
-    cluster.add_argument("--size", help="the data size to advise for, e.g. 1TB (default: the scale model's target "
-                         "size, [scale] size in the spec, when the study has one; else the largest measured)")
+    cluster.add_argument("--size", help="the data size to advise for, e.g. 1TB = 10^12 bytes (TB/GB/MB: powers of "
+                         "1000; TiB/GiB/MiB: of 1024); default: the scale model's target size, [scale] size in "
+                         "the spec, when the study has one; else the largest measured")
     cloud = c.add_argument_group("a cloud instead")
     cloud.add_argument("--cloud", action="append", default=[], metavar="CLOUD",
                        help="which instance type, storage (local NVMe, a volume, the object store) and node count "

@@ -40,8 +40,9 @@ def add_parser(subparsers):
                           f"try: 8, 4,8,16 or 4..32 (the default; at most {MAX_NODE_COUNTS} counts)")
     hardware.add_argument("--years", default=3, help="period for $/job, years (default: 3, as the studies)")
     c.add_argument_group("at another size").add_argument(
-        "--size", help="the data size to predict for, e.g. 1TB (default: the scale model's target size, [scale] size "
-        "in the spec, when the study has one; else the largest measured)")
+        "--size", help="the data size to predict for, e.g. 1TB = 10^12 bytes (TB/GB/MB: powers of 1000; TiB/GiB/MiB: "
+        "of 1024; the same in every option and file); default: the scale model's target size, [scale] size in the "
+        "spec, when the study has one; else the largest measured")
     cloud = c.add_argument_group("in a cloud")
     cloud.add_argument("--cloud", action="append", default=[], metavar="CLOUD",
                        help="rank instance type x storage (local NVMe, volumes, object store) x node count by $/job "

@@ -122,8 +122,8 @@ def parse_scale(src: str, raw: dict, base_dir: Path, calibration_runs: tuple[flo
     t = table(src, "scale", raw["scale"], "expected a table such as [scale] target = \"sandisk-hybrid\" size = \"1TB\"")
     unknown_fields(src, "scale.", t, SCALE_KEYS)
     target = _target(src, t, base_dir)
-    full = _size(src, "scale.size", t.get("size"), decimal=True, what="the full-size job's data, e.g. \"1TB\"")
-    data = _size(src, "scale.data", t.get("data", DEFAULT_DATA), decimal=False, what="the model's data here, e.g. \"256MB\"")
+    full = _size(src, "scale.size", t.get("size"), what="the full-size job's data, e.g. \"1TB\"")
+    data = _size(src, "scale.data", t.get("data", DEFAULT_DATA), what="the model's data here, e.g. \"256MB\"")
     if data * target.nodes >= full:
         raise SpecError(src, "scale.data", f"{t.get('data', DEFAULT_DATA)!r} is not smaller than a target node's share "
                         f"of {t['size']!r}: a scale model is smaller than the node it models")
@@ -135,7 +135,7 @@ def parse_scale(src: str, raw: dict, base_dir: Path, calibration_runs: tuple[flo
         calibration = replace(calibration, runs_s=tuple(calibration_runs), data_bytes=data, cores=here.cores,
                               fit_s=tuple(calibration_fit))
     reducers = positive_int(src, "scale.reducers", t["reducers"], 1) if "reducers" in t else None
-    heap = _size(src, "scale.task_heap", t.get("task_heap", "1GB"), decimal=False, what="a task's JVM heap there")
+    heap = _size(src, "scale.task_heap", t.get("task_heap", "1GiB"), what="a task's JVM heap there")
     return derive(target, full, data, here, speed, reducers, task_heap=heap, calibration=calibration)
 
 
@@ -166,11 +166,11 @@ def _target(src, t: dict, base_dir: Path):
     return load_hardware(path)
 
 
-def _size(src, where: str, value, decimal: bool, what: str) -> int:
+def _size(src, where: str, value, what: str) -> int:
     if value is None:
         raise SpecError(src, where, f"missing: {what}")
     try:
-        return parse_size(value, decimal=decimal)
+        return parse_size(value)
     except ValueError as e:
         raise SpecError(src, where, f"{e} ({what})") from None
 

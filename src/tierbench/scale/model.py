@@ -211,7 +211,7 @@ def _breaks(m: ScaleModel, t: Hardware, per_node: float, heap_t: int) -> tuple[s
     if m.size_factor >= 1.0:
         out.append("the model is as big as a target node: nothing is shrunk")
     if m.sort_buffer_mb * MB > 2 * TARGET_SORT_BUFFER * m.size_factor:
-        out.append(f"the sort buffer cannot shrink below {MIN_SORT_BUFFER // MB} MB: maps spill less often than there")
+        out.append(f"the sort buffer cannot shrink below {MIN_SORT_BUFFER // MB} MiB: maps spill less often than there")
     maps_t = per_node / TARGET_SPLIT
     if m.maps < maps_t / 10:
         out.append(f"a reducer merges the output of {m.maps} maps here, of {maps_t:,.0f} there: fewer merge passes "

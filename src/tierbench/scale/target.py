@@ -23,21 +23,6 @@ class SizeChoice:
                 "scale_target": self.target}
 
 
-def decimal_size(n_bytes: float) -> str:
-    """A size as [scale] counts it (powers of 1000, as the studies do): 10^12 bytes is "1 TB", where format_size
-    (powers of 1024, as the tables count) says "931 GB"."""
-    for unit, mult in (("TB", 1e12), ("GB", 1e9), ("MB", 1e6), ("KB", 1e3)):
-        if n_bytes >= mult:
-            return f"{n_bytes / mult:.3g} {unit}"
-    return f"{int(n_bytes)} B"
-
-
-def shown(n_bytes: float) -> str:
-    """A scale target's size in its own units, with the tables' binary figure beside it when that reads otherwise."""
-    dec, binary = decimal_size(n_bytes), format_size(n_bytes)
-    return dec if dec == binary else f"{dec} ({binary} in powers of 1024, as the tables count)"
-
-
 def scale_target(results_dir) -> tuple[str, int] | None:
     """(target hardware, target size in bytes) of a results folder's study, or None when it is no scale model."""
     scale = ResultsDir(results_dir).study().get("spec", {}).get("scale")
@@ -51,14 +36,14 @@ def choose_size(results: list, given: int | None) -> SizeChoice:
     targets = [scale_target(r) for r in results]
     agreed = targets[0] if targets[0] and all(t == targets[0] for t in targets) else None
     if given is not None:
-        note = (f"size: {format_size(given)}, from --size (the scale model's target size is {decimal_size(agreed[1])})"
+        note = (f"size: {format_size(given)}, from --size (the scale model's target size is {format_size(agreed[1])})"
                 if agreed else None)
         return SizeChoice(given, FROM_OPTION, note, agreed[0] if agreed else None)
     if agreed:
-        return SizeChoice(agreed[1], FROM_SCALE, f"size: {shown(agreed[1])}, the scale model's target size ([scale] "
+        return SizeChoice(agreed[1], FROM_SCALE, f"size: {format_size(agreed[1])}, the scale model's target size ([scale] "
                           "size in the spec); --size to change", agreed[0])
     if any(targets):
-        each = "; ".join(f"{r}: {f'{t[0]} at {decimal_size(t[1])}' if t else 'no [scale]'}" for r, t in zip(results, targets))
+        each = "; ".join(f"{r}: {f'{t[0]} at {format_size(t[1])}' if t else 'no [scale]'}" for r, t in zip(results, targets))
         return SizeChoice(None, FROM_LARGEST, f"size: the largest measured, not a scale target: the results' scale "
                           f"targets differ ({each}); --size to choose", None)
     return SizeChoice(None, FROM_LARGEST, None, None)

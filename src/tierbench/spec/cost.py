@@ -8,7 +8,7 @@
     target_size = "1TB"            # the job size you care about: figures also given at it (linear extrapolation)
     [cost.drive_classes.ssd]
     price_usd = 120
-    capacity = "960GB"             # decimal units, as drives are sold
+    capacity = "960GB"             # 960 x 10^9 bytes, as drives are sold (GB: powers of 1000, units.py)
     watts = 3
     endurance_tbw = 600            # or: dwpd = 1, warranty_years = 5
     [storage.fast.cost]
@@ -118,7 +118,7 @@ def _drive_class(src: str, where: str, name: str, d) -> DriveClass:
     _table_of(src, where, d, DRIVE_KEYS)
     for need in ("price_usd", "capacity"):
         required(src, f"{where}.", d, need)
-    capacity = bounds.field_size(src, f"{where}.capacity", d["capacity"], bounds.DRIVE_CAPACITY, decimal=True)
+    capacity = bounds.field_size(src, f"{where}.capacity", d["capacity"], bounds.DRIVE_CAPACITY)
     endurance = None
     if "endurance_tbw" in d and "dwpd" in d:
         raise SpecError(src, where, "give endurance_tbw or dwpd, not both")

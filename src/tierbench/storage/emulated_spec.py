@@ -53,7 +53,7 @@ def parse_emulated(src: str, where: str, value: dict, name: str, intermediate: b
         size = parse_size(value.get("size", DEFAULT_SIZE))
     except ValueError as e:
         raise SpecError(src, f"{where}.size", str(e)) from None
-    if size < 256 * MB:
+    if size < 256 * 10**6:
         raise SpecError(src, f"{where}.size", f"at least 256MB (ext4 and the data), got {value.get('size')!r}")
     drives = value.get("drives", 1)
     if isinstance(drives, bool) or not isinstance(drives, int) or not 1 <= drives <= MAX_DRIVES:

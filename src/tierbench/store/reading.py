@@ -15,8 +15,8 @@ from pathlib import Path
 from ..errors import UserError
 from ..units import format_size
 
-STUDY_MAX_BYTES = 64 << 20  # study.json of a 100,000-run plan with its storage map, probe and predictions: ~40 MB
-LINE_MAX_BYTES = 16 << 20  # one run record: its samples at 1 s for a few hours on a dozen devices and nodes
+STUDY_MAX_BYTES = 64 * 10**6  # study.json of a 100,000-run plan with its storage map, probe and predictions: ~40 MB
+LINE_MAX_BYTES = 16 * 10**6  # one run record: its samples at 1 s for a few hours on a dozen devices and nodes
 CHUNK = 1 << 20
 
 KINDS = ((stat.S_ISDIR, "a directory"), (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISCHR, "a character device"),

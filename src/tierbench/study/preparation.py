@@ -8,6 +8,7 @@ from ..errors import UserError
 from ..machine import machine_facts, tool_facts
 from ..sampling.devices import storage_map
 from ..store.pooling import check_resume
+from ..units import format_size
 from . import devices
 from .gateways import check_gateways
 from .lifecycle import DROP_CACHES_FILE, can_drop_caches, now
@@ -107,7 +108,7 @@ def _probe(spec, results) -> None:
     from .probe import scratch_dirs
 
     dirs = scratch_dirs(spec)
-    print(f"probing {len(dirs)} directories with fio ({spec.probe_size >> 20} MB each)...", file=sys.stderr, flush=True)
+    print(f"probing {len(dirs)} directories with fio ({format_size(spec.probe_size)} each)...", file=sys.stderr, flush=True)
     try:
         result = probe_dirs(dirs, spec.probe_size, spec.probe_runtime_s, on_phase=lambda t: None)
     except UserError as e:  # the study itself can still run; the report says why there are no ceilings

@@ -145,9 +145,9 @@ def cost_blocks(ctx: ReportContext, fitted: tuple[str, str] | None) -> list:
 
 def _cost_lead(ctx: ReportContext, at: CostsAtSize) -> str:
     if at.how == "scale model":
-        return f"$/job at {_decimal(at.size_bytes)}, the size this scale model stands for (predicted)"
+        return f"$/job at {format_size(at.size_bytes)}, the size this scale model stands for (predicted)"
     if at.how == "target_size":
-        return f"$/job at {_decimal(at.size_bytes)} (cost.target_size; a linear extrapolation)"
+        return f"$/job at {format_size(at.size_bytes)} (cost.target_size; a linear extrapolation)"
     return "$/job for the jobs as run"
 
 
@@ -171,12 +171,12 @@ def scale_sentences(ctx: ReportContext, fitted: tuple[str, str] | None) -> str:
     scale = ctx.spec["scale"]
     nodes = target_nodes(scale)
     factor = scale["rate_factor"] * (scale["target_size"] / nodes) / scale["data_bytes"]
-    what = (f"What ran: a scale model of a {_decimal(scale['target_size'])} job on {scale['target']} ({nodes} nodes): one "
+    what = (f"What ran: a scale model of a {format_size(scale['target_size'])} job on {scale['target']} ({nodes} nodes): one "
             f"node's share shrunk to {format_size(scale['data_bytes'])} of data on this machine, its drives emulated at "
             f"the target's drive speeds x k = {scale['rate_factor']:.3g}, keeping the target's ratios of data to page "
             "cache, task size to task memory, tasks per drive and CPU to drive speed. ")
     predicted = ("Measured: the runtimes and ratios in the first lines, on this model; predicted: the runtimes and $/job "
-                 f"at {_decimal(scale['target_size'])} above, each second of a job's work here (its phases, without the "
+                 f"at {format_size(scale['target_size'])} above, each second of a job's work here (its phases, without the "
                  f"JVM's start) standing for {factor:,.0f} s there. ")
     c = scale.get("calibration") or {}
     if fitted:
@@ -192,10 +192,3 @@ def scale_sentences(ctx: ReportContext, fitted: tuple[str, str] | None) -> str:
     return what + predicted + ("Nothing was fitted: no calibration is recorded, so the drives ran at k for a core_speed "
                                "of 1, an assumption; the Scale model section has every setting.")
 
-
-def _decimal(n_bytes: float) -> str:
-    """A study's size as the studies write it (1 TB = 10^12 bytes)."""
-    for unit, mult in (("PB", 1e15), ("TB", 1e12), ("GB", 1e9)):
-        if n_bytes >= mult:
-            return f"{n_bytes / mult:.3g} {unit}"
-    return format_size(n_bytes)

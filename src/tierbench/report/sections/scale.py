@@ -18,7 +18,7 @@ def sections(ctx: ReportContext) -> list[Section]:
     if not scale:
         return []
     blocks = [
-        Paragraph(f"This study is a scale model of {_decimal(scale['target_size'])} on `{scale['target']}`: one of its "
+        Paragraph(f"This study is a scale model of {format_size(scale['target_size'])} on `{scale['target']}`: one of its "
                   f"nodes, shrunk to {format_size(scale['data_bytes'])} of data on this machine, keeping the ratios below "
                   "(docs/scale-model.md).", muted=True),
         Table(["setting", "here", "on the target", "keeps"],
@@ -154,10 +154,3 @@ def _held_words(held: float, data: int, budget: int) -> str:
             f"{format_size(data)} / {format_size(held)} = {data / held:.1f}, against {data / budget:.0f} at the target "
             "(the budget keeps the target's ratio; the JVM's room above it does not).")
 
-
-def _decimal(n_bytes: float) -> str:
-    """A target's size as the studies write it (1 TB = 10^12 bytes)."""
-    for unit, mult in (("PB", 1e15), ("TB", 1e12), ("GB", 1e9)):
-        if n_bytes >= mult:
-            return f"{n_bytes / mult:.3g} {unit}"
-    return format_size(n_bytes)
