@@ -160,7 +160,7 @@ def _settings(m: ScaleModel, t: Hardware, per_node: float, cache_t: float, reduc
     return (
         Setting("data per node", format_size(m.data_bytes), format_size(per_node), "the model's size (chosen)"),
         Setting("page cache per node", format_size(m.page_cache_bytes), format_size(cache_t),
-                f"data per node / page cache = {per_node / cache_t:.0f}"),
+                f"data per node / page cache = {_ratio(per_node / cache_t)}"),
         Setting("map input (split)", format_size(m.split_bytes), format_size(TARGET_SPLIT),
                 f"split / sort buffer = {TARGET_SPLIT / TARGET_SORT_BUFFER:.2f}: the same spill passes"),
         Setting("sort buffer", f"{m.sort_buffer_mb} MB", format_size(TARGET_SORT_BUFFER), "x s"),
@@ -177,10 +177,15 @@ def _settings(m: ScaleModel, t: Hardware, per_node: float, cache_t: float, reduc
         Setting("hadoop engine's JVM", " ".join(MODEL_JAVA_OPTIONS), "warm (tasks of minutes)",
                 "CPU per byte without the JIT's and collector's warm-up on two cores"),
         Setting("drive speed factor k", _k_shown(m), "1", "CPU vs drives: cores here / (cores there x core_speed)"),
-        Setting("a drive's write rate, several writers on it", f"x k, each {_seeks(t, 'write')} request paying a seek",
+        Setting("a drive's write rate, several writers on it", _seeks(t, "write", "x k, each {} request paying a seek",
+                                                                      "x k, each request paying a seek, in requests of {}"),
                 "writers interleave: the head seeks between them", "what a throttle does not charge (seek rule)"),
         *_merge_read_setting(m, t),
     )
+
+
+def _ratio(r: float) -> str:
+    return f"{r:.0f}" if r >= 0.5 else f"{r:.2g}"  # (a node whose cache holds its data many times: not "0")
 
 
 def _k_shown(m: ScaleModel) -> str:
@@ -188,13 +193,13 @@ def _k_shown(m: ScaleModel) -> str:
     return f"{m.rate_factor:.3g}" + (f" ({e['k_low']:.3g}-{e['k_high']:.3g}: core_speed estimated)" if e else "")
 
 
-def _seeks(t: Hardware, rw: str) -> str:
-    """The request size per seek of the target's drives: one figure where they agree (as on SanDisk's), else each."""
-    drives = list(dict.fromkeys((t.data.drive, t.intermediate.drive)))
-    sizes = {d.name: seek_kib(d, rw) for d in drives}
+def _seeks(t: Hardware, rw: str, one: str, each: str) -> str:
+    """The request size per seek of the target's drives said in `one` where they agree (as on SanDisk's), else each
+    drive's in `each`."""
+    sizes = {d.name: seek_kib(d, rw) for d in (t.data.drive, t.intermediate.drive)}
     if len(set(sizes.values())) == 1:
-        return f"{next(iter(sizes.values())):g} KiB"
-    return ", ".join(f"{v:g} KiB on {name}" for name, v in sizes.items()) + ","
+        return one.format(f"{next(iter(sizes.values())):g} KiB")
+    return each.format(", ".join(f"{v:g} KiB on {name}" for name, v in sizes.items()))
 
 
 def _merge_read_setting(m: ScaleModel, t: Hardware) -> tuple[Setting, ...]:
@@ -205,7 +210,8 @@ def _merge_read_setting(m: ScaleModel, t: Hardware) -> tuple[Setting, ...]:
     return (Setting("a reducer's reads of its inputs", "on the hadoop engine past the page cache, once, in requests "
                     "whose IOPS limit charges a seek each (tierbench.local.direct.read.bytes); through the page cache "
                     "on the spark engine",
-                    f"from the drives, long after they were written; {_seeks(t, 'read')} requests, each paying a seek",
+                    _seeks(t, "read", "from the drives, long after they were written; {} requests, each paying a seek",
+                           "from the drives, long after they were written, each request paying a seek: in requests of {}"),
                     "what a throttle does not charge (seek rule)"),)
 
 
