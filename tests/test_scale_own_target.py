@@ -241,6 +241,7 @@ def test_the_whole_flow_on_fake_engine_to_a_users_target(tmp_path, this_cpu):
     tierbench_main("report", out, check=True)
     report = (out / "report.md").read_text()
     assert "comes from an ESTIMATE of core_speed" in report and "hdd-7200: 1280 KiB writes, 128 KiB reads (cited rule" in report
+    assert "(data / page cache = 0.42, as there)" in report  # (not "0")
     advice = json.loads(tierbench_main("advise", out, "--json", check=True).stdout)
     assert (advice[0]["hardware"], advice[0]["hardware_from"]) == ("my-cluster", "scale target")
     predicted = json.loads(tierbench_main("predict", out, "--json", check=True).stdout)["predictions"]

@@ -165,7 +165,7 @@ def _budget(ctx: ReportContext) -> list:
 def _budget_words(budget: int, data: int) -> str:
     """What the budget is and why a 'yes' may sit beside a median held above it."""
     return (f"Page cache: the budget, {format_size(budget)}, is the page cache a target node has for its data, scaled "
-            f"to this model's {format_size(data)} (data / page cache = {data / budget:.0f}, as there). The engine's "
+            f"to this model's {format_size(data)} (data / page cache = {_ratio(data / budget)}, as there). The engine's "
             f"processes ran in a memory cgroup whose limit is the budget plus {format_size(SLACK_BYTES)} of room every "
             "JVM needs for its own files (its jars, the streams' read-ahead). 'median held' is the page cache they held, "
             "the median of polls every 50 ms; 'held' is yes when that stayed within the budget and the room, which is "
@@ -177,8 +177,12 @@ def _held_words(held: float, data: int, budget: int) -> str:
         return ("data / page cache held here: no page cache was held in the group (its processes took none: no ratio "
                 "to give)")
     return (f"So the job's data met about {format_size(held)} of page cache here: data / page cache held "
-            f"{format_size(data)} / {format_size(held)} = {data / held:.1f}, against {data / budget:.0f} at the target "
+            f"{format_size(data)} / {format_size(held)} = {data / held:.1f}, against {_ratio(data / budget)} at the target "
             "(the budget keeps the target's ratio; the JVM's room above it does not).")
+
+
+def _ratio(r: float) -> str:
+    return f"{r:.0f}" if r >= 0.5 else f"{r:.2g}"  # (a target whose cache holds its data many times: not "0")
 
 
 def _decimal(n_bytes: float) -> str:
