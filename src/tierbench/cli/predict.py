@@ -34,7 +34,8 @@ def add_parser(subparsers):
     hardware = c.add_argument_group("on hardware you describe")
     hardware.add_argument("--hardware", action="append", default=[], metavar="HW.toml",
                           help="a hardware description (docs/hardware.md), or a shipped one: sandisk-all-hdd, "
-                               "sandisk-all-ssd, sandisk-hybrid (the SanDisk 2014 cluster); repeatable")
+                               "sandisk-all-ssd, sandisk-hybrid (the SanDisk 2014 cluster); repeatable (default for a "
+                               "scale model's results: its target, as the results keep it)")
     # numbers are read by bounds.option, not argparse's int/float: one line for "abc", and nan/inf refused
     hardware.add_argument("--nodes", help="the node count instead of the hardware's; with --cloud, the counts to "
                           f"try: 8, 4,8,16 or 4..32 (the default; at most {MAX_NODE_COUNTS} counts)")
@@ -69,8 +70,8 @@ def run(args) -> int:
         return 0
     if not args.results or not (args.hardware or args.published or args.cloud or _scale_target_of(args.results)):
         raise UserError("predict: give a results directory and at least one --hardware HW.toml "
-                        "(or a shipped one: sandisk-all-hdd, sandisk-all-ssd, sandisk-hybrid) or --cloud aws|gcp|azure "
-                        "(tierbench predict --help)")
+                        "(or a shipped one: sandisk-all-hdd, sandisk-all-ssd, sandisk-hybrid) or --cloud aws|gcp|azure; "
+                        "a scale model's results need none: their target (tierbench predict --help)")
     # every option checked before the hardware files are read and before anything is stored in the results
     clouds, cloud_nodes = cloud_options(args)
     nodes = (bounds.option("--nodes", args.nodes, bounds.NODES) if args.nodes is not None and not args.cloud
