@@ -282,3 +282,23 @@ def test_a_small_scaled_study_to_a_users_own_target(tmp_path):
     assert figures["read_mb_s"] == pytest.approx(12 * 200 * scale["rate_factor"])
     report = (tmp_path / "r" / "report.md").read_text()
     assert "## Scale model" in report and "my-cluster" in report and "ESTIMATE" in report
+
+
+def test_calibration_json_and_runs_output_say_where_the_targets_rate_comes_from(tmp_path, monkeypatch, capsys):
+    from tierbench.scale import calibration
+    from tierbench.store.derived import CALIBRATION_FILE
+
+    # (the calibration's runs stood in for: what is checked is what it records beside them)
+    monkeypatch.setattr(calibration, "_measure", lambda *a, **k: Measured((5.0, 5.2, 5.4)))
+    cluster = on_target(tmp_path, 'results = "runs/on-target"\n')
+    spec = own_spec(tmp_path, cluster)
+    raw = tomllib.loads(SPEC)
+    (tmp_path / "r").mkdir()  # (the calibration's own study makes it)
+    out = calibration.calibrated(spec, raw, tmp_path, tmp_path / "r", ["tierbench"], resume=False)
+    kept = json.loads((tmp_path / "r" / CALIBRATION_FILE).read_text())
+    assert kept["runs_s"] == [5.0, 5.2, 5.4] and kept["rate"]["rate_from"] == "measured on the target"
+    assert kept["rate"]["mb_s_per_thread"] == pytest.approx(spec.scale.calibration.target_mb_s_per_thread)
+    assert "terasort on ssd" in kept["rate"]["source"]
+    said = capsys.readouterr().err
+    assert f"MB/s per thread on my-cluster (measured on the target: {tmp_path / 'runs' / 'on-target'}" in said
+    assert out.scale.calibration.rate_from == "measured on the target" and out.scale.calibration_measured

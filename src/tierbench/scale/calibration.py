@@ -77,9 +77,14 @@ def calibrated(spec: Spec, raw: dict, base_dir: Path, out_dir: Path, command_lin
     out = with_calibration(spec, raw, base_dir, measured)
     c = out.scale.calibration
     print(f"tierbench: calibration: {c.job} {c.here_mb_s_per_core:.3g} MB/s per core here, "
-          f"{c.target_mb_s_per_thread:.3g} MB/s per thread on {spec.scale.target} ({c.rate_from}: {c.source}): "
+          f"{c.target_mb_s_per_thread:.3g} MB/s per thread on {spec.scale.target} ({_from(c)}): "
           f"core_speed {c.core_speed:.3g}, drive speed factor k {out.scale.rate_factor:.3g}", file=sys.stderr, flush=True)
     return out
+
+
+def _from(c) -> str:
+    """Where the target's rate comes from, said once (a study's source names it already)."""
+    return c.source if c.source.startswith(c.rate_from) else f"{c.rate_from}: {c.source}"
 
 
 def recorded(out_dir: Path, spec: Spec) -> Measured | None:
