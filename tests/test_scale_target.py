@@ -146,17 +146,55 @@ def test_results_of_differing_targets_keep_the_largest_measured_and_say_why(tmp_
     assert text[0].startswith("size: the largest measured") and "--size to choose" in text[0]
 
 
-def test_a_scale_target_of_the_users_own_file_sets_the_size_not_the_cluster(tmp_path):
-    """study.json keeps a target's name, not its file: advise cannot load it and says so."""
-    hw = (resources.files("tierbench.model").joinpath("clusters", "sandisk-hybrid.toml")).read_text()
-    (tmp_path / "my-cluster.toml").write_text(hw.replace('name = "sandisk-hybrid"', 'name = "my-cluster"'))
+MY_CLUSTER = """
+name = "my-cluster"
+nodes = 10
+cores = 32
+memory = "256GB"
+network_gbps = 25
+replication = 3
+engine = "hadoop"
+cpu_model = "Xeon Platinum 8380"
+[data]
+drive = "hdd-7200"
+count = 12
+[intermediate]
+drive = "nvme-gen3"
+count = 2
+"""
+
+
+def test_a_scale_target_of_the_users_own_file_is_advised_and_predicted_on_from_the_results(tmp_path):
+    """study.json keeps a user's target as loaded: advise and predict take it from there, though the file has moved."""
+    (tmp_path / "my-cluster.toml").write_text(MY_CLUSTER)
     folder = tmp_path / "mine"
     model = scaled_copy(folder, target="my-cluster.toml")
     assert model["target"] == "my-cluster"
-    head, *_ = advise_json(folder)
+    assert model["target_hardware"]["file"] == str(tmp_path / "my-cluster.toml")
+    assert model["target_hardware"]["description"]["cores"] == 32
+    (tmp_path / "my-cluster.toml").rename(tmp_path / "moved.toml")
+    head, *items = advise_json(folder)
     assert head["size_bytes"] == model["target_size"] and head["size_from"] == "scale target"
-    assert (head["hardware"], head["hardware_from"]) == ("sandisk-all-hdd", "default")
-    assert "'my-cluster' is a file of yours" in head["advice"] and "--hardware YOUR.toml" in head["advice"]
+    assert (head["hardware"], head["hardware_from"]) == ("my-cluster", "scale target")
+    assert "as the results keep it" in head["advice"] and "sandisk" not in head["advice"]
+    assert "on 10 nodes x 12 drives" in next(a for a in items if a["topic"] == "data tier")["advice"]
+    # core_speed was estimated from the CPUs' scores: its range is said, and carried into each predicted time
+    estimate = head["core_speed_estimate"]
+    assert estimate["low"] < estimate["core_speed"] < estimate["high"] and "ESTIMATE" in head["advice"]
+    out = json.loads(tierbench_main("predict", folder, "--json", check=True).stdout)
+    assert {p["hardware"] for p in out["predictions"]} == {"my-cluster"}
+    assert {p["nodes"] for p in out["predictions"]} == {10}
+    assert all(p["seconds_low"] < p["seconds"] < p["seconds_high"] for p in out["predictions"])
+    assert out["size"]["core_speed_estimate"] == estimate and "ESTIMATE" in out["size"]["estimate_note"]
+    text = tierbench_main("predict", folder, check=True).stdout.splitlines()
+    assert text[1].startswith("core_speed ") and "is an ESTIMATE" in text[1]
+
+
+def test_predict_without_hardware_on_results_of_no_scale_model_says_what_to_give(tmp_path):
+    plain = tmp_path / "plain"
+    scaled_copy(plain, scale=None)
+    out = tierbench_main("predict", plain)
+    assert out.returncode != 0 and "--hardware" in out.stderr and "Traceback" not in out.stderr
 
 
 @pytest.mark.parametrize("command", ["advise", "predict"])

@@ -27,7 +27,7 @@ def add_parser(subparsers):
     c.add_argument("--json", action="store_true", help="print JSON")
     cluster = c.add_argument_group("your cluster")
     cluster.add_argument("--hardware", metavar="HW.toml", help="the cluster shape (a file or a shipped name; "
-                         "default: the scale model's target, [scale] target in the spec, when it is a shipped one, "
+                         "default: the scale model's target, [scale] target in the spec, as the results keep it, "
                          "else sandisk-all-hdd): its nodes, cores, network and drive count are kept, its drives "
                          "are varied")
     cluster.add_argument("--size", help="the data size to advise for, e.g. 1TB = 10^12 bytes (TB/GB/MB: powers of "
@@ -56,10 +56,10 @@ def run(args) -> int:
     choice = choose_size(args.results, size)
     if args.cloud or args.cloud_catalog or args.nodes is not None:
         return _cloud(args, choice)
-    hw, hw_note = (load_hardware(args.hardware), None) if args.hardware else target_hardware(choice.target)
+    hw, hw_note = (load_hardware(args.hardware), None) if args.hardware else target_hardware(choice)
     model, _, _ = study_model(args.results)
     items = advise(model, hw, choice.size_bytes)
-    notes = [n for n in (choice.note, hw_note) if n]
+    notes = [n for n in (choice.note, hw_note, choice.estimate_note()) if n]
     if args.json:
         head = [_scale_item(choice, notes, hw, args.hardware)] if notes else []
         print(json.dumps(head + [a.to_dict() for a in items], indent=2))
@@ -104,19 +104,17 @@ def _scale_item(choice, notes: list[str], hw, given_hw: str | None) -> dict:
     return {"topic": "scale target", "advice": "; ".join(notes), "numbers": [], "size_bytes": choice.size_bytes,
             "size_from": choice.size_from, "scale_target": choice.target,
             "hardware": given_hw or (hw.name if hw else "sandisk-all-hdd"),
-            "hardware_from": "--hardware" if given_hw else ("scale target" if hw else "default")}
+            "hardware_from": "--hardware" if given_hw else ("scale target" if hw else "default"),
+            **{k: v for k, v in choice.to_dict().items() if k == "core_speed_estimate"}}
 
 
-def target_hardware(target: str | None):
-    """(the cluster shape to advise on, a line saying so) when --hardware is not given: the scale model's target
-    when it is a hardware description shipped with tierbench; (None: advise's default, a line why) when it is a
-    user's .toml (study.json keeps its name, not its file); (None, None) when the study is no scale model."""
-    from ..model.hardware import load_hardware, shipped
-
-    if target is None:
+def target_hardware(choice):
+    """(the cluster shape to advise on, a line saying so) when --hardware is not given: the scale model's target as
+    the results keep it (a user's file: its description, as loaded when the study ran, wherever the file is now);
+    (None, None) when the study is no scale model of one target."""
+    if choice.target is None:
         return None, None
-    if target in shipped():
-        return load_hardware(target), (f"cluster: {target}, the scale model's target ([scale] target in the spec); "
-                                       "--hardware to change")
-    return None, (f"cluster: sandisk-all-hdd, the default: the scale model's target {target!r} is a file of yours "
-                  "(the results keep its name only); --hardware YOUR.toml to advise on it")
+    hw = choice.hardware()
+    kept = f" (from {hw.file}, as the results keep it)" if hw.file else ""
+    return hw, (f"cluster: {choice.target}{kept}, the scale model's target ([scale] target in the spec); "
+                "--hardware to change")

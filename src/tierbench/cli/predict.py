@@ -34,7 +34,8 @@ def add_parser(subparsers):
     hardware = c.add_argument_group("on hardware you describe")
     hardware.add_argument("--hardware", action="append", default=[], metavar="HW.toml",
                           help="a hardware description (docs/hardware.md), or a shipped one: sandisk-all-hdd, "
-                               "sandisk-all-ssd, sandisk-hybrid (the SanDisk 2014 cluster); repeatable")
+                               "sandisk-all-ssd, sandisk-hybrid (the SanDisk 2014 cluster); repeatable (default for a "
+                               "scale model's results: its target, as the results keep it)")
     # numbers are read by bounds.option, not argparse's int/float: one line for "abc", and nan/inf refused
     hardware.add_argument("--nodes", help="the node count instead of the hardware's; with --cloud, the counts to "
                           f"try: 8, 4,8,16 or 4..32 (the default; at most {MAX_NODE_COUNTS} counts)")
@@ -68,23 +69,25 @@ def run(args) -> int:
             print(f"{name:16s} read {d.read_mb_s:>6,.0f} MB/s {d.read_iops:>9,.0f} IOPS   write {d.write_mb_s:>6,.0f} MB/s "
                   f"{d.write_iops:>9,.0f} IOPS   {d.source}")
         return 0
-    if not args.results or not (args.hardware or args.published or args.cloud):
+    if not args.results or not (args.hardware or args.published or args.cloud or _scale_target_of(args.results)):
         raise UserError("predict: give a results directory and at least one --hardware HW.toml "
-                        "(or a shipped one: sandisk-all-hdd, sandisk-all-ssd, sandisk-hybrid) or --cloud aws|gcp|azure "
-                        "(tierbench predict --help)")
+                        "(or a shipped one: sandisk-all-hdd, sandisk-all-ssd, sandisk-hybrid) or --cloud aws|gcp|azure; "
+                        "a scale model's results need none: their target (tierbench predict --help)")
     # every option checked before the hardware files are read and before anything is stored in the results
     clouds, cloud_nodes = cloud_options(args)
     nodes = (bounds.option("--nodes", args.nodes, bounds.NODES) if args.nodes is not None and not args.cloud
              else cloud_nodes[0] if args.cloud and args.nodes is not None else None)
     size = bounds.option_size("--size", args.size, bounds.DATA_SIZE) if args.size is not None else None
     years = bounds.option("--years", args.years, bounds.YEARS)
-    hardware = [load_hardware(h) for h in args.hardware]
     choice = choose_size(args.results, size)
+    hardware = [load_hardware(h) for h in args.hardware] or (
+        [choice.hardware()] if choice.target and not (args.published or args.cloud) else [])
     out = predict(args.results, hardware, choice.size_bytes, nodes,
                   [c.strip() for c in args.calibrate.split(",")] if args.calibrate else None, years,
                   published=args.published, clouds=clouds, cloud_nodes=cloud_nodes)
     if choice.note and hardware:  # a scale model's study: the size predicted at, and where it came from
         out = {"size": choice.to_dict()} | out
+        _estimated_range(out, choice)
     from ..store import ResultsDir
     ResultsDir(args.results[0]).save_derived("predictions", out)  # (predictions.json, beside the runs)
     if args.json:
@@ -93,6 +96,27 @@ def run(args) -> int:
     for line in text_lines(out) + cloud_lines(out.get("cloud")):
         print(line)
     return 0
+
+
+def _scale_target_of(results: list) -> bool:
+    """Whether the results are a scale model's, whose target (as they keep it) predict takes without --hardware."""
+    from ..scale.target import scale_target
+
+    try:
+        return scale_target(results[0]) is not None
+    except UserError:
+        return False  # (the results' own error is said where they are read)
+
+
+def _estimated_range(out: dict, choice) -> None:
+    """Where the scale model's core_speed was an estimate: the range each predicted time carries (k's), said."""
+    e = (choice.scale or {}).get("core_speed_estimate")
+    if not e:
+        return
+    out["size"]["estimate_note"] = choice.estimate_note()
+    for r in out["predictions"]:
+        r["seconds_low"] = r["seconds"] * e["core_speed"] / e["high"]  # (a faster target core: less time)
+        r["seconds_high"] = r["seconds"] * e["core_speed"] / e["low"]
 
 
 def cloud_options(args) -> tuple[list, list[int] | None]:
@@ -170,7 +194,7 @@ def _pct(x) -> str:
 
 def text_lines(out: dict) -> list[str]:
     v = out["validation"]
-    lines = [out["size"]["note"]] if "size" in out else []
+    lines = [n for n in (out["size"]["note"], out["size"].get("estimate_note")) if n] if "size" in out else []
     lines += [f"calibrated on: {', '.join(out['calibrated_on'])}"
              + (f"; devices of unknown speed (not used): {', '.join(out['unknown_devices'])}" if out["unknown_devices"] else "")]
     if v["hardware"]:

@@ -21,8 +21,9 @@ from ..units import MB
 
 FIGURES = ("read_mb_s", "write_mb_s", "read_iops", "write_iops")
 TOP_KEYS = ("name", "source", "nodes", "cores", "memory", "network_gbps", "replication", "erasure", "price_usd",
-            "engine", "task_heap", "data", "intermediate", "cpu")
-CPU_KEYS = ("mb_s_per_thread", "source", "drive", "count")
+            "engine", "task_heap", "data", "intermediate", "cpu", "cpu_model")
+CPU_KEYS = ("mb_s_per_thread", "source", "drive", "count", "results")
+SEEK_KEYS = ("write_seek_kib", "read_seek_kib", "seek_kind", "seek_source")  # a catalog drive's own seek figures
 CPU_JOBS = ("teragen", "terasort", "wordcount", "grep", "shuffle", "sql")  # jobs whose rate per thread a description may give
 ENGINES = ("hadoop", "spark")  # whose spill and merge rules the model applies at the target (model/rules.py)
 DRIVE_KEYS = ("drive", "count") + FIGURES
@@ -40,6 +41,13 @@ class Drive:
     write_iops: float
     source: str
     seeks: bool = True  # concurrent streams cost it an access each request (a real drive); False: a throttle's limits
+    # Where several streams share the drive, the request size in which each pays an access (its 1 / IOPS), writes and
+    # reads: the drive's own in the catalog (a rotating drive's; fitted or a rule, `seek_kind`, with `seek_source`);
+    # None: the scale model's default for a drive that barely seeks (scale/constants.py)
+    write_seek_kib: float | None = None
+    read_seek_kib: float | None = None
+    seek_kind: str = ""
+    seek_source: str = ""
 
     def mb_s(self, rw: str, io_kib: float) -> float:
         """MB/s one drive sustains for `rw` ("read" or "write") requests of `io_kib` KiB (<= 0: sequential).
@@ -63,7 +71,9 @@ class Drive:
 @cache
 def _load_catalog() -> dict[str, Drive]:
     raw = tomllib.loads(resources.files(__package__).joinpath("drives.toml").read_text())
-    return {name: Drive(name, *(float(e[f]) for f in FIGURES), e["source"]) for name, e in raw.items()}
+    return {name: Drive(name, *(float(e[f]) for f in FIGURES), e["source"],
+                        **{k: (float(e[k]) if k.endswith("_kib") else e[k]) for k in SEEK_KEYS if k in e})
+            for name, e in raw.items()}
 
 
 def catalog() -> dict[str, Drive]:
@@ -91,6 +101,7 @@ class CpuRate:
     source: str
     drive: str = ""  # the drives of the run the rate comes from (data and intermediate on them), of the catalog ...
     count: int = 0   # ... and how many a node had: the calibration runs the job on them too (scale/calibration.py)
+    results: str = ""  # a results folder of a study run on the target itself (absolute): the rate is its runs'
 
 
 @dataclass(frozen=True)
@@ -109,6 +120,9 @@ class Hardware:
     engine: str | None = None  # the engine the cluster runs ("hadoop": MapReduce; "spark"); None: the measured runs'
     task_heap: int = 1 << 30   # a task's JVM heap there: its sort and merge memory
     cpu: tuple[CpuRate, ...] = ()  # [cpu.<job>]: a thread's rate for a job there, where a source gives one
+    cpu_model: str = ""  # the target's CPU, as its maker names it: the scale model's estimate of core_speed
+    file: str = ""  # the description's file, absolute ("" for one shipped with tierbench)
+    description: dict | None = None  # the description as loaded (a user's file: study.json keeps it, scale/derive.py)
 
     def cpu_rate(self, job: str) -> CpuRate | None:
         return next((c for c in self.cpu if c.job == job), None)
@@ -137,7 +151,17 @@ def load_hardware(path: str | Path) -> Hardware:
     shipped_names = ", ".join(sorted(shipped()))
     raw = read_toml(path, "hardware description", f"give its .toml file, or the name of one shipped with tierbench: "
                     f"{shipped_names}", missing=f" file, nor one shipped with tierbench: {shipped_names}")
-    return hardware_from_dict(raw, str(path))
+    return replace(hardware_from_dict(raw, str(path)), file=str(p.resolve()), description=raw)
+
+
+def stored_target(scale: dict) -> Hardware:
+    """A scale model's target as its results record it (study.json's spec.scale): the description kept there where
+    it was a user's file (so that it is found wherever that file has gone since), else the shipped one by name."""
+    kept = scale.get("target_hardware")
+    if kept:
+        return replace(hardware_from_dict(kept["description"], kept["file"]), file=kept["file"],
+                       description=kept["description"])
+    return load_hardware(scale["target"])
 
 
 def hardware_from_dict(raw: dict, src: str = "<hardware>") -> Hardware:
@@ -165,7 +189,14 @@ def hardware_from_dict(raw: dict, src: str = "<hardware>") -> Hardware:
     heap = _memory(src, raw["task_heap"], "task_heap", "a task's JVM heap") if "task_heap" in raw else 1 << 30
     return Hardware(name, nodes, cores, memory, network_gbps, _write_copies(src, raw), data, intermediate, source,
                     intermediate_on_data="intermediate" not in raw, price_usd=price, engine=engine, task_heap=heap,
-                    cpu=_cpu_rates(src, raw.get("cpu", {})))
+                    cpu=_cpu_rates(src, raw.get("cpu", {})), cpu_model=_cpu_model(src, raw.get("cpu_model", "")))
+
+
+def _cpu_model(src: str, name) -> str:
+    if not isinstance(name, str) or len(name) > 200:
+        raise SpecError(src, "cpu_model", f"expected the nodes' CPU as its maker names it, e.g. \"Xeon E5-2430\", "
+                        f"got {bounds.shown(name)}")
+    return name.strip()
 
 
 def _cpu_rates(src: str, raw) -> tuple[CpuRate, ...]:
@@ -176,10 +207,14 @@ def _cpu_rates(src: str, raw) -> tuple[CpuRate, ...]:
     for job, t in raw.items():
         table(src, f"cpu.{job}", t, f"expected a table such as [cpu.{job}] mb_s_per_thread = 4.26 source = \"...\"")
         unknown_fields(src, f"cpu.{job}.", t, CPU_KEYS, key=bounds.shown)
-        rate = field(src, f"cpu.{job}.mb_s_per_thread", required(src, f"cpu.{job}.", t, "mb_s_per_thread",
-                     "the job's input MB/s per thread when CPU-bound"), bounds.CPU_MB_S_PER_THREAD)
-        source = t.get("source")
-        if not isinstance(source, str) or not source.strip():
+        results = _results_folder(src, job, t)
+        rate = 0.0 if results and "mb_s_per_thread" not in t else field(
+            src, f"cpu.{job}.mb_s_per_thread", required(src, f"cpu.{job}.", t, "mb_s_per_thread",
+                                                        "the job's input MB/s per thread when CPU-bound, or "
+                                                        "`results`, a study's folder run on the target"),
+            bounds.CPU_MB_S_PER_THREAD)
+        source = t.get("source", "" if results else None)
+        if not isinstance(source, str) or (not source.strip() and not results):
             raise SpecError(src, f"cpu.{job}.source", f"expected a string saying where the rate comes from "
                             f"(a run's size, threads and runtime), got {source!r}")
         drive = t.get("drive", "")
@@ -187,8 +222,18 @@ def _cpu_rates(src: str, raw) -> tuple[CpuRate, ...]:
             raise SpecError(src, f"cpu.{job}.drive", f"expected a drive of the catalog (docs/hardware.md: "
                             f"{', '.join(catalog())}), got {drive!r}")
         count = int(field(src, f"cpu.{job}.count", t.get("count", 1), bounds.DRIVES_PER_NODE)) if drive else 0
-        rates.append(CpuRate(job, float(rate), source, drive, count))
+        rates.append(CpuRate(job, float(rate), source, drive, count, results))
     return tuple(rates)
+
+
+def _results_folder(src: str, job: str, t: dict) -> str:
+    """[cpu.<job>] results = "runs/on-target": the folder of a study run on the target, relative to the description's
+    file; absolute here (read by the scale model: scale/rate.py)."""
+    given = t.get("results", "")
+    if not isinstance(given, str):
+        raise SpecError(src, f"cpu.{job}.results", f"expected a results folder of a study run on the target (a path "
+                        f"relative to this file), got {bounds.shown(given)}")
+    return str((Path(src).parent / given).resolve()) if given.strip() else ""
 
 
 def _drive_set(src: str, where: str, raw) -> DriveSet:

@@ -26,7 +26,7 @@ from ..analysis.measures import active_seconds
 from ..analysis.observation import device_roles
 from ..analysis.stats import median_interval
 from ..store import StoredRun, StoredStudy
-from .hardware import Hardware, catalog, load_hardware
+from .hardware import Hardware, catalog, stored_target
 
 STANDS_FOR_TOLERANCE = 0.02  # an emulated device's figures / (the catalog drive's x k): a whole number of drives
 UNUSED_SHARE = 0.01  # a device that moved under 1% of a run's device bytes: the job did not use it (staging files)
@@ -66,7 +66,7 @@ def modelled_config(stored: StoredStudy, hw: Hardware) -> str | None:
     scale = stored.study.spec.get("scale")
     if not scale:
         return None
-    target = load_hardware(scale["target"])
+    target = stored_target(scale)  # (a user's file as the results keep it)
     if (target.nodes, target.cores, target.memory_bytes, target.write_copies) != (
             hw.nodes, hw.cores, hw.memory_bytes, hw.write_copies):
         return None

@@ -42,10 +42,10 @@ def costs_at_size(ctx) -> CostsAtSize | None:
 
 def target_nodes(scale: dict) -> int:
     """The nodes of the cluster a scale model stands for (its hardware description); 1 when it cannot be read."""
-    from ..model.hardware import load_hardware
+    from ..model.hardware import stored_target
 
     try:
-        return load_hardware(scale["target"]).nodes
+        return stored_target(scale).nodes  # (a user's file as the results keep it)
     except Exception:  # (an old results folder naming a description this tierbench no longer has: one node)
         return 1
 

@@ -70,13 +70,21 @@ def calibrated(spec: Spec, raw: dict, base_dir: Path, out_dir: Path, command_lin
     measured = recorded(out_dir, spec) if resume else None
     if measured is None:
         measured = _measure(spec, raw, base_dir, out_dir, command_line, resume, allow_mixed, emulated)
-        results.save_calibration(measured.to_dict())
+        pending = spec.scale.calibration  # (the target's rate and where it comes from, beside the measurements)
+        results.save_calibration({**measured.to_dict(), "rate": {
+            "job": pending.job, "mb_s_per_thread": pending.target_mb_s_per_thread, "rate_from": pending.rate_from,
+            "source": pending.source}})
     out = with_calibration(spec, raw, base_dir, measured)
     c = out.scale.calibration
     print(f"tierbench: calibration: {c.job} {c.here_mb_s_per_core:.3g} MB/s per core here, "
-          f"{c.target_mb_s_per_thread:g} MB/s per thread on {spec.scale.target}: core_speed {c.core_speed:.3g}, "
-          f"drive speed factor k {out.scale.rate_factor:.3g}", file=sys.stderr, flush=True)
+          f"{c.target_mb_s_per_thread:.3g} MB/s per thread on {spec.scale.target} ({_from(c)}): "
+          f"core_speed {c.core_speed:.3g}, drive speed factor k {out.scale.rate_factor:.3g}", file=sys.stderr, flush=True)
     return out
+
+
+def _from(c) -> str:
+    """Where the target's rate comes from, said once (a study's source names it already)."""
+    return c.source if c.source.startswith(c.rate_from) else f"{c.rate_from}: {c.source}"
 
 
 def recorded(out_dir: Path, spec: Spec) -> Measured | None:

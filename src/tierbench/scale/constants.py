@@ -35,13 +35,14 @@ class Constant:
 
 _MiB = 1 << 20
 SCALE_CONSTANTS = (
-    Constant("model.WRITE_SEEK_KIB", 1024, "KiB", "the request size at which an emulated drive's writes pay the "
-             "target's seeks where several of its writers share a drive", FITTED,
-             "to the study's HDD write rates (46% of the catalog's in TeraGen, 39-40% in TestDFSIO; 512 KiB carried the "
-             "all-HDD TeraGen to +83% of the published time), 2026-11-27"),
+    Constant("model.WRITE_SEEK_KIB", 1024, "KiB", "the request size at which an emulated drive's writes pay a seek "
+             "where several of its writers share a drive, for a drive without seek figures of its own (an SSD: it loses "
+             "1-3% at it; each rotating drive of the catalog has its own, listed below)", FITTED,
+             "the 2014 HDD's (drives.hdd-7200-2014), kept for the drives that barely seek so that the SanDisk models' "
+             "SSDs run as they were fitted with, 2026-11-27"),
     Constant("model.READ_SEEK_KIB", 256, "KiB", "the request size of a target node's reduce-side merges on its "
-             "drives, each request paying a seek", FITTED, "to the study's all-HDD TeraSort time (in 1 MiB requests "
-             "it ran ~20% faster than the study's), 2026-11-27"),
+             "drives, each request paying a seek, for a drive without seek figures of its own (an SSD)", FITTED,
+             "the 2014 HDD's (drives.hdd-7200-2014), kept for the drives that barely seek, 2026-11-27"),
     Constant("model.HOLD_FACTOR", 2, "bytes per byte of input", "what a wave of a target node's maps holds while it "
              "runs: spills, then merged output until fetched", RULE, "MapReduce's reducers start at 5% of the maps "
              "(mapreduce.job.reduce.slowstart.completedmaps) and fetch each map's output as it ends, 2026-11-27"),
@@ -58,6 +59,12 @@ SCALE_CONSTANTS = (
     Constant("model.MODEL_JAVA_OPTIONS", ("-XX:TieredStopAtLevel=1", "-XX:+UseParallelGC"), "", "the hadoop "
              "engine's JVM in a scale model: CPU per byte without the JIT's and collector's warm-up", MEASURED,
              "2026-11-26, the quickstart's TeraSort, 8 runs each: defaults 6.3-11.5 s, these 3.96-4.11 s in 7 of 8"),
+    Constant("rate.ESTIMATE_FACTOR", 2, "x either way", "how far a core_speed estimated from the CPUs' scores may "
+             "be from the one a calibration would measure (its low and high)", CHOSEN, "a synthetic benchmark's mix "
+             "is not a JVM's sort, and the measured core_speed on this machine's kind alone moved 0.27-0.64 between "
+             "code versions and clones (docs/lab/scale-model.md): a factor of 2.4 the estimate cannot see, 2026-12-07"),
+    Constant("rate.UNKNOWN_FACTOR", 4, "x either way", "the same where this machine's CPU is not in the table of "
+             "scores (core_speed 1)", CHOSEN, "the table's per-thread scores span 646-2,098, a factor 3.2, 2026-12-07"),
     Constant("calibration.REPEATS", 7, "runs", "the calibration's runs without drive limits (where the rate names "
              "no drives)", MEASURED, "the median of 5 moved k by +-8% between fresh clones, 2026-11-27"),
     Constant("calibration.SIZING_REPEATS", 3, "runs", "the unlimited runs that size the rate's own drives",
@@ -116,7 +123,21 @@ CORE_CONSTANTS = (
              "within this of a whole number of drives", CHOSEN, "rounding of recorded figures"),
 )
 
-ALL = {c.name: c for c in SCALE_CONSTANTS + CORE_CONSTANTS}
+
+
+def _drive_constants() -> tuple[Constant, ...]:
+    """Each catalog drive's own seek figures (model/drives.toml keeps them: the scale model reads them there)."""
+    from ..model.hardware import catalog
+
+    kinds = {"FITTED": FITTED, "cited rule": RULE, "data sheet": DATA_SHEET}
+    return tuple(Constant(f"drives.{d.name}.{rw}_seek_kib", int(getattr(d, f"{rw}_seek_kib")), "KiB",
+                          f"{d.name}: the request size in which several streams' {rw}s reach it, each paying a seek",
+                          kinds[d.seek_kind], d.seek_source.replace("\n", " "))
+                 for d in catalog().values() if d.write_seek_kib for rw in ("write", "read"))
+
+
+DRIVE_CONSTANTS = _drive_constants()
+ALL = {c.name: c for c in SCALE_CONSTANTS + CORE_CONSTANTS + DRIVE_CONSTANTS}
 
 
 def value(name: str):

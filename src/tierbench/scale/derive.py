@@ -3,12 +3,13 @@ with it is parsed here (`parse`, once), and a calibration's measurements set its
 
     [scale]
     target = "sandisk-hybrid"   # a hardware description (docs/hardware.md): shipped name or .toml path
-    size = "1TB"                # the full-size job's data, all nodes (decimal units, as the studies count)
+    size = "1TB"                # the full-size job's data, all nodes (10^12 bytes: the size rule, units.py)
     data = "256MB"              # the model's data on this machine (default 256MB)
-    core_speed = "measured"     # a target core's speed relative to one of this machine's: a number, or "measured"
-                                # (the default where the target gives a rate for a workload of the study, else 1)
+    core_speed = "measured"     # a target core's speed relative to one of this machine's: a number, "measured"
+                                # (the default where the target gives a rate for a workload of the study), or
+                                # "estimate" (from the CPUs' scores: the default where it names its cpu_model), else 1
     reducers = 36               # the target job's reducers (default: one per task slot of every node)
-    task_heap = "512MB"         # the target's task JVM heap (default 1GB)
+    task_heap = "512MiB"        # the target's task JVM heap (default 1GiB)
 
 The derived settings are written into the spec's tables before they are parsed, so that each parser checks
 them as it checks a user's values: the tera workloads' sizes, tasks, splits and partitions, the hadoop engine's
@@ -31,10 +32,12 @@ from ..storage.emulation import read_iops_limit
 from ..units import parse_size
 from ..workloads import WORKLOADS
 from .model import MODEL_JAVA_OPTIONS, Here, derive, direct_read_request, drive_figures, hadoop_conf
+from .rate import TARGET_STUDY, estimate, study_rate
 
 SCALE_KEYS = ("target", "size", "data", "core_speed", "reducers", "task_heap")
 DEFAULT_DATA = "256MB"
 MEASURED = "measured"
+ESTIMATED = "estimate"
 
 
 @dataclass(frozen=True)
@@ -129,14 +132,16 @@ def parse_scale(src: str, raw: dict, base_dir: Path, calibration_runs: tuple[flo
                         f"of {t['size']!r}: a scale model is smaller than the node it models")
     here = Here(cores=os.cpu_count() or 1)
     calibration = _calibration(src, t, target, raw.get("workloads"))
-    speed = 1.0 if calibration else float(between(src, "scale.core_speed", t.get("core_speed", 1.0), 0.05, 20,
-                                                  "a target core's speed relative to one of this machine's, or \"measured\""))
+    guess = _estimate(src, t, target) if not calibration else None
+    speed = 1.0 if calibration or guess else float(between(
+        src, "scale.core_speed", t.get("core_speed", 1.0), 0.05, 20,
+        "a target core's speed relative to one of this machine's, \"measured\" or \"estimate\""))
     if calibration and calibration_runs:
         calibration = replace(calibration, runs_s=tuple(calibration_runs), data_bytes=data, cores=here.cores,
                               fit_s=tuple(calibration_fit))
     reducers = positive_int(src, "scale.reducers", t["reducers"], 1) if "reducers" in t else None
     heap = _size(src, "scale.task_heap", t.get("task_heap", "1GiB"), what="a task's JVM heap there")
-    return derive(target, full, data, here, speed, reducers, task_heap=heap, calibration=calibration)
+    return derive(target, full, data, here, speed, reducers, task_heap=heap, calibration=calibration, estimate=guess)
 
 
 def _calibration(src, t: dict, target, workloads) -> Calibration | None:
@@ -147,6 +152,10 @@ def _calibration(src, t: dict, target, workloads) -> Calibration | None:
         return None
     names = [w.get("name") for w in workloads if isinstance(w, dict)] if isinstance(workloads, list) else []
     rate = next((r for n in names if (r := target.cpu_rate(n))), None)
+    if rate and rate.results:  # a study run on the target itself comes first (scale/rate.py)
+        rate = study_rate(rate, target)
+        return Calibration(rate.job, rate.mb_s_per_thread, rate.source, fit_drive=rate.drive, fit_count=rate.count,
+                           rate_from=TARGET_STUDY)
     if rate:
         return Calibration(rate.job, rate.mb_s_per_thread, rate.source, fit_drive=rate.drive, fit_count=rate.count)
     if "core_speed" in t:
@@ -155,6 +164,18 @@ def _calibration(src, t: dict, target, workloads) -> Calibration | None:
                         f"workloads ([cpu.<job>] in its description, docs/hardware.md; {target.name} has: {jobs}): "
                         "give a number instead, a target core's speed relative to one of this machine's")
     return None
+
+
+def _estimate(src, t: dict, target) -> dict | None:
+    """core_speed "estimate" (the default where the target names its cpu_model and gives no rate for the study's
+    workloads): from the CPUs' scores, with its low and high (scale/rate.py); None for a number given."""
+    given = t.get("core_speed", ESTIMATED if target.cpu_model else None)
+    if given != ESTIMATED:
+        return None
+    if not target.cpu_model:
+        raise SpecError(src, "scale.core_speed", f"\"estimate\" needs the target's CPU (cpu_model in {target.name}'s "
+                        "description, docs/hardware.md): name it, or give a number")
+    return estimate(src, target)
 
 
 def _target(src, t: dict, base_dir: Path):

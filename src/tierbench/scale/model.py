@@ -73,9 +73,16 @@ def drive_figures(model: ScaleModel, drive: Drive, streams: float = 1.0) -> dict
     to that. Reads keep the catalog's rate (why: docs/scale-model.md, "An emulated drive seeks only where the
     model charges it")."""
     k = model.rate_factor
-    write = stream_mb_s(drive, "write", WRITE_SEEK_KIB, streams)
+    write = stream_mb_s(drive, "write", seek_kib(drive, "write"), streams)
     return {"read_mb_s": drive.read_mb_s * k, "write_mb_s": write * k,
             "read_iops": drive.read_iops * k, "write_iops": drive.write_iops * k}
+
+
+def seek_kib(drive: Drive, rw: str) -> float:
+    """The request size in which several streams' `rw`s reach the drive, each paying a seek: the drive's own
+    (the catalog's, drives.toml), else the default for a drive that barely seeks (WRITE_SEEK_KIB, READ_SEEK_KIB)."""
+    own = drive.write_seek_kib if rw == "write" else drive.read_seek_kib
+    return own or (WRITE_SEEK_KIB if rw == "write" else READ_SEEK_KIB)
 
 
 def hadoop_conf(model: ScaleModel) -> dict:
@@ -96,10 +103,10 @@ class Here:
 
 def derive(target: Hardware, target_size: int, data_bytes: int, here: Here, core_speed: float = 1.0,
            target_reducers: int | None = None, task_heap: int = TARGET_TASK_HEAP,
-           calibration: Calibration | None = None) -> ScaleModel:
+           calibration: Calibration | None = None, estimate: dict | None = None) -> ScaleModel:
     """The model of one target node at `data_bytes` of data on this machine (see the module's doc for the rules);
-    with a calibration, its core_speed (1 while it is pending)."""
-    core_speed = calibration.core_speed if calibration else core_speed
+    with a calibration, its core_speed (1 while it is pending); with an estimate (scale/rate.py), its."""
+    core_speed = calibration.core_speed if calibration else estimate["core_speed"] if estimate else core_speed
     per_node = target_size / target.nodes
     k = here.cores / (target.cores * core_speed)  # a node's CPU there in this machine's cores: target.cores x core_speed
     reducers_t = target_reducers or target.nodes * target.cores  # one wave of reducers on every task slot
@@ -114,8 +121,14 @@ def derive(target: Hardware, target_size: int, data_bytes: int, here: Here, core
     model = ScaleModel(target.name, target_size, data_bytes, s, k, split, max(1, math.ceil(data_bytes / split)),
                        reducers, max(1, round(TARGET_SORT_BUFFER * s / MB)), shuffle, target.cores, target.write_copies,
                        cache, hold_map_output=hold_rule(target, cache_t))
-    settings = _settings(model, target, per_node, cache_t, reducers_t, task_heap) + _core_speed_settings(calibration)
-    return replace(model, settings=settings, breaks=_breaks(model, target, per_node, task_heap), calibration=calibration)
+    if estimate:
+        model = replace(model, core_speed_estimate={**estimate, "k_low": k * core_speed / estimate["high"],
+                                                    "k_high": k * core_speed / estimate["low"]})
+    settings = (_settings(model, target, per_node, cache_t, reducers_t, task_heap) + _core_speed_settings(calibration)
+                + _estimate_settings(model.core_speed_estimate))
+    kept = {"file": target.file, "description": target.description} if target.file and target.description else None
+    return replace(model, settings=settings, breaks=_breaks(model, target, per_node, task_heap), calibration=calibration,
+                   target_hardware=kept)
 
 
 def direct_read_request(drives: list[tuple[Drive, float]], iops_limit) -> int:
@@ -127,7 +140,7 @@ def direct_read_request(drives: list[tuple[Drive, float]], iops_limit) -> int:
     read_mb_s)`: the read IOPS the throttle holds a drive of those figures to (storage/emulation.py), required: it is
     not the drive's own (an HDD's is raised so that its read-ahead keeps its MB/s), and requests sized against the
     drive's own were charged 1.7 times the rule's rate (docs/scale-model.md, session 57)."""
-    sizes = [stream_mb_s(d, "read", READ_SEEK_KIB, streams) * MB / iops_limit(d.read_iops, d.read_mb_s)
+    sizes = [stream_mb_s(d, "read", seek_kib(d, "read"), streams) * MB / iops_limit(d.read_iops, d.read_mb_s)
              for d, streams in drives]
     size = min(MAX_DIRECT_READ, max([MIN_DIRECT_READ, *sizes]))
     return int(size) // 4096 * 4096
@@ -147,7 +160,7 @@ def _settings(m: ScaleModel, t: Hardware, per_node: float, cache_t: float, reduc
     return (
         Setting("data per node", format_size(m.data_bytes), format_size(per_node), "the model's size (chosen)"),
         Setting("page cache per node", format_size(m.page_cache_bytes), format_size(cache_t),
-                f"data per node / page cache = {per_node / cache_t:.0f}"),
+                f"data per node / page cache = {_ratio(per_node / cache_t)}"),
         Setting("map input (split)", format_size(m.split_bytes), format_size(TARGET_SPLIT),
                 f"split / sort buffer = {TARGET_SPLIT / TARGET_SORT_BUFFER:.2f}: the same spill passes"),
         Setting("sort buffer", f"{m.sort_buffer_mb} MB", format_size(TARGET_SORT_BUFFER), "x s"),
@@ -163,14 +176,33 @@ def _settings(m: ScaleModel, t: Hardware, per_node: float, cache_t: float, reduc
                 "bytes a node's drives take per byte generated"),
         Setting("hadoop engine's JVM", " ".join(MODEL_JAVA_OPTIONS), "warm (tasks of minutes)",
                 "CPU per byte without the JIT's and collector's warm-up on two cores"),
-        Setting("drive speed factor k", f"{m.rate_factor:.3g}", "1", "CPU vs drives: cores here / (cores there x core_speed)"),
-        Setting("a drive's write rate, several writers on it", f"x k, each {WRITE_SEEK_KIB} KiB request paying a seek",
+        Setting("drive speed factor k", _k_shown(m), "1", "CPU vs drives: cores here / (cores there x core_speed)"),
+        Setting("a drive's write rate, several writers on it", _seeks(t, "write", "x k, each {} request paying a seek",
+                                                                      "x k, each request paying a seek, in requests of {}"),
                 "writers interleave: the head seeks between them", "what a throttle does not charge (seek rule)"),
-        *_merge_read_setting(m),
+        *_merge_read_setting(m, t),
     )
 
 
-def _merge_read_setting(m: ScaleModel) -> tuple[Setting, ...]:
+def _ratio(r: float) -> str:
+    return f"{r:.0f}" if r >= 0.5 else f"{r:.2g}"  # (a node whose cache holds its data many times: not "0")
+
+
+def _k_shown(m: ScaleModel) -> str:
+    e = m.core_speed_estimate
+    return f"{m.rate_factor:.3g}" + (f" ({e['k_low']:.3g}-{e['k_high']:.3g}: core_speed estimated)" if e else "")
+
+
+def _seeks(t: Hardware, rw: str, one: str, each: str) -> str:
+    """The request size per seek of the target's drives said in `one` where they agree (as on SanDisk's), else each
+    drive's in `each`."""
+    sizes = {d.name: seek_kib(d, rw) for d in (t.data.drive, t.intermediate.drive)}
+    if len(set(sizes.values())) == 1:
+        return one.format(f"{next(iter(sizes.values())):g} KiB")
+    return each.format(", ".join(f"{v:g} KiB on {name}" for name, v in sizes.items()))
+
+
+def _merge_read_setting(m: ScaleModel, t: Hardware) -> tuple[Setting, ...]:
     """Where the model holds map outputs, the hadoop engine reads the reducers' inputs past the page cache, in
     requests sized for the throttle to charge the seek rule (direct_read_request)."""
     if not m.hold_map_output:
@@ -178,7 +210,8 @@ def _merge_read_setting(m: ScaleModel) -> tuple[Setting, ...]:
     return (Setting("a reducer's reads of its inputs", "on the hadoop engine past the page cache, once, in requests "
                     "whose IOPS limit charges a seek each (tierbench.local.direct.read.bytes); through the page cache "
                     "on the spark engine",
-                    f"from the drives, long after they were written; {READ_SEEK_KIB} KiB requests, each paying a seek",
+                    _seeks(t, "read", "from the drives, long after they were written; {} requests, each paying a seek",
+                           "from the drives, long after they were written, each request paying a seek: in requests of {}"),
                     "what a throttle does not charge (seek rule)"),)
 
 
@@ -204,6 +237,16 @@ def _core_speed_settings(c: Calibration | None) -> tuple[Setting, ...]:
             f"{c.median_s:.1f} s of work on {c.cores} cores, the median of {len(c.runs_s)} runs)")
     return (Setting(f"{c.job} rate where the CPU sets the pace", here, f"{c.target_mb_s_per_thread:g} MB/s per thread",
                     f"core_speed = {c.core_speed:.3g}: the target's rate / this machine's ({c.source})"),)
+
+
+def _estimate_settings(e: dict | None) -> tuple[Setting, ...]:
+    """core_speed estimated from the CPUs' scores: the figures, and that it is an estimate with its range."""
+    if not e:
+        return ()
+    here = f"{e['here_score']:.0f} per thread ({e['here_cpu']})" if e.get("here_score") else e["here_cpu"] + ": not in the table"
+    return (Setting("core_speed (an ESTIMATE)", f"{e['core_speed']:.3g} ({e['low']:.3g}-{e['high']:.3g}); this machine: {here}",
+                    f"{e['target_score']:.0f} per thread ({e['target_cpu']})",
+                    f"the CPUs' scores, not a rate: {e['source']}"),)
 
 
 def _breaks(m: ScaleModel, t: Hardware, per_node: float, heap_t: int) -> tuple[str, ...]:

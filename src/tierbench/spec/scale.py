@@ -42,6 +42,9 @@ class Calibration:
     fit_s: tuple[float, ...] = ()
     fit_drive: str = ""
     fit_count: int = 0
+    # where the target's rate comes from: "published" (a figure of its description), or "measured on the target" (a
+    # study the user ran there: scale/rate.py); recorded only when not published (as recorded before it existed)
+    rate_from: str = "published"
 
     @property
     def measured(self) -> bool:
@@ -69,6 +72,8 @@ class Calibration:
     def to_dict(self) -> dict:
         d = {**asdict(self), "runs_s": list(self.runs_s), "fit_s": list(self.fit_s),
              "status": "measured" if self.runs_s else "pending"}
+        if self.rate_from == "published":
+            del d["rate_from"]
         if self.runs_s:
             d.update(here_mb_s_per_core=self.here_mb_s_per_core, core_speed=self.core_speed)
         return d
@@ -100,6 +105,10 @@ class ScaleModel:
     settings: tuple[Setting, ...] = field(default=())
     breaks: tuple[str, ...] = field(default=())
     calibration: Calibration | None = None  # core_speed from a measured rate; None: given or 1
+    # core_speed estimated from the CPUs' scores (scale/rate.py estimate): its value, low and high, and their source
+    core_speed_estimate: dict | None = None
+    # a target from a user's file: {"file", "description"} as loaded, so that the results need not find the file again
+    target_hardware: dict | None = None
 
     @property
     def calibration_measured(self) -> bool:
@@ -113,7 +122,8 @@ class ScaleModel:
 
     def to_dict(self) -> dict:
         d = {**asdict(self), "calibration": self.calibration.to_dict() if self.calibration else None}
-        for key in ("calibration", "hold_map_output"):  # (as recorded before they existed: the fingerprint holds)
+        for key in ("calibration", "hold_map_output", "core_speed_estimate", "target_hardware"):  # (as recorded
+            # before they existed: the fingerprint holds)
             if not d[key]:
                 del d[key]
         return d

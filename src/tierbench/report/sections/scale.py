@@ -5,7 +5,7 @@ from statistics import median
 
 from ...analysis.measures import active_seconds
 from ...scale.budget_check import SLACK_BYTES, budget_held
-from ...scale.model import READ_SEEK_KIB, WRITE_SEEK_KIB
+from ...scale.model import READ_SEEK_KIB, WRITE_SEEK_KIB, seek_kib
 from ...scale.pace import pace_sentence
 from ...spec.scale import measured_calibration
 from ...units import format_size
@@ -38,17 +38,43 @@ def _kept_fitted_predicted(scale: dict) -> str:
     reads = f", {READ_SEEK_KIB} KiB reduce-side reads" if scale.get("hold_map_output") else ""  # (direct reads only)
     seeks = (f"the request size{'s' if reads else ''} at which an emulated drive pays the target's seeks "
              f"({WRITE_SEEK_KIB} KiB writes{reads}), chosen while watching the SanDisk study's all-HDD runtimes")
+    own = _own_seeks(scale)
+    seeks = f"{seeks}, kept for the drives that barely seek. Derived from the drives' own figures: {own}" if own else seeks
+    e = scale.get("core_speed_estimate")
     if measured_calibration(scale):
         run = f"its {c['job']} on {c['fit_count']} x {c['fit_drive']}" if c.get("fit_s") else f"its {c['job']}"
+        whose = "own study's" if c.get("rate_from") == "measured on the target" else "published"
         fitted = (f"the drives' speed factor k ({scale['rate_factor']:.3g}), from this machine's {c['job']} against "
-                  f"the target's published rate ({c['source']}), so a ratio to that run ({run}) is the calibration, "
+                  f"the target's {whose} rate ({c['source']}), so a ratio to that run ({run}) is the calibration, "
                   f"reproduced by construction, not a finding; and {seeks}.")
+    elif e:
+        fitted = (f"{seeks}. The drives' speed factor k ({scale['rate_factor']:.3g}) comes from an ESTIMATE of "
+                  f"core_speed, {e['core_speed']:.3g} ({e['source']}), not from a run: k may be anywhere in "
+                  f"{e['k_low']:.3g}-{e['k_high']:.3g}, and the ratios that set the drives against the CPU carry "
+                  "that range (predict and advise give the target's times as a range).")
     else:
         fitted = (f"{seeks}. The drives' speed factor k ({scale['rate_factor']:.3g}) comes from the core_speed the "
                   "spec gave, not from a published run.")
     return ("What the model keeps, fits and predicts. Kept: the ratios in the table above, derived from the target's "
             "figures (nodes, cores, memory, drives), not from its results. Fitted: " + fitted + " Predicted: every "
             "other ratio between the configurations (docs/scale-model.md lists each constant and where it comes from).")
+
+
+def _own_seeks(scale: dict) -> str:
+    """The target's rotating drives' own seek figures (the catalog's), where any differs from the fitted sizes: each
+    with where it comes from; "" for a target whose drives all seek as the 2014 HDD was fitted to (SanDisk's)."""
+    from ...model.hardware import stored_target
+
+    try:
+        target = stored_target(scale)
+    except Exception:  # (a description this tierbench no longer has: the fitted sizes are said)
+        return ""
+    drives = list({d.name: d for d in (target.data.drive, target.intermediate.drive)}.values())
+    if all((seek_kib(d, "write"), seek_kib(d, "read")) == (WRITE_SEEK_KIB, READ_SEEK_KIB) for d in drives):
+        return ""
+    return "; ".join(f"{d.name}: {seek_kib(d, 'write'):g} KiB writes, {seek_kib(d, 'read'):g} KiB reads ("
+                     + (f"{d.seek_kind}: {d.seek_source}" if d.write_seek_kib else "the default: it barely seeks") + ")"
+                     for d in drives)
 
 
 def _work(ctx: ReportContext) -> list:
@@ -86,7 +112,7 @@ def _calibration(c: dict | None) -> list:
                       "with no drive's limits (under the model's page cache budget), so that the CPU set the pace "
                       f"({len(c['runs_s'])} runs, {', '.join(f'{t:.1f}' for t in c['runs_s'])} s of work, without the "
                       "JVM's start: calibration/ in the results folder, whose study.json says on what storage), and the "
-                      f"target's rate per thread is {c['target_mb_s_per_thread']:g} MB/s ({c['source']}). "
+                      f"target's rate per thread is {c['target_mb_s_per_thread']:.3g} MB/s ({c['source']}). "
                       + _fit_sentence(c) + "That run's "
                       "figure is therefore the model's calibration, not a finding: a ratio to it is fitted, the others "
                       "are not (docs/scale-model.md).")]
@@ -139,7 +165,7 @@ def _budget(ctx: ReportContext) -> list:
 def _budget_words(budget: int, data: int) -> str:
     """What the budget is and why a 'yes' may sit beside a median held above it."""
     return (f"Page cache: the budget, {format_size(budget)}, is the page cache a target node has for its data, scaled "
-            f"to this model's {format_size(data)} (data / page cache = {data / budget:.0f}, as there). The engine's "
+            f"to this model's {format_size(data)} (data / page cache = {_ratio(data / budget)}, as there). The engine's "
             f"processes ran in a memory cgroup whose limit is the budget plus {format_size(SLACK_BYTES)} of room every "
             "JVM needs for its own files (its jars, the streams' read-ahead). 'median held' is the page cache they held, "
             "the median of polls every 50 ms; 'held' is yes when that stayed within the budget and the room, which is "
@@ -151,6 +177,9 @@ def _held_words(held: float, data: int, budget: int) -> str:
         return ("data / page cache held here: no page cache was held in the group (its processes took none: no ratio "
                 "to give)")
     return (f"So the job's data met about {format_size(held)} of page cache here: data / page cache held "
-            f"{format_size(data)} / {format_size(held)} = {data / held:.1f}, against {data / budget:.0f} at the target "
+            f"{format_size(data)} / {format_size(held)} = {data / held:.1f}, against {_ratio(data / budget)} at the target "
             "(the budget keeps the target's ratio; the JVM's room above it does not).")
 
+
+def _ratio(r: float) -> str:
+    return f"{r:.0f}" if r >= 0.5 else f"{r:.2g}"  # (a target whose cache holds its data many times: not "0")
