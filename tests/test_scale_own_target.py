@@ -148,6 +148,7 @@ def test_where_this_machines_cpu_is_not_in_the_table_core_speed_is_1_within_a_fa
      "\"estimate\" needs the target's CPU"),
     (MY_CLUSTER.replace('cpu_model = "Intel Xeon Platinum 8380 @ 2.30GHz"', "cpu_model = 8380"), {},
      "cpu_model: expected the nodes' CPU"),
+    (MY_CLUSTER + "[cpu.terasort]\nresults = 5\n", {}, "cpu.terasort.results: expected a results folder"),
 ])
 def test_an_estimate_that_cannot_be_made_is_one_clear_line(tmp_path, this_cpu, cluster, scale, says):
     with pytest.raises(SpecError) as e:

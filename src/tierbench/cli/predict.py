@@ -79,9 +79,10 @@ def run(args) -> int:
              else cloud_nodes[0] if args.cloud and args.nodes is not None else None)
     size = bounds.option_size("--size", args.size, bounds.DATA_SIZE) if args.size is not None else None
     years = bounds.option("--years", args.years, bounds.YEARS)
+    hardware = [load_hardware(h) for h in args.hardware]  # (a bad file is said before the results are read)
     choice = choose_size(args.results, size)
-    hardware = [load_hardware(h) for h in args.hardware] or (
-        [choice.hardware()] if choice.target and not (args.published or args.cloud) else [])
+    if not hardware and choice.target and not (args.published or args.cloud):
+        hardware = [choice.hardware()]  # the scale model's target, as the results keep it
     out = predict(args.results, hardware, choice.size_bytes, nodes,
                   [c.strip() for c in args.calibrate.split(",")] if args.calibrate else None, years,
                   published=args.published, clouds=clouds, cloud_nodes=cloud_nodes)
