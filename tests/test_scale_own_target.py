@@ -29,7 +29,7 @@ MY_CLUSTER = """
 name = "my-cluster"
 nodes = 10
 cores = 32
-memory = "256GB"
+memory = "256GiB"
 network_gbps = 25
 replication = 3
 engine = "hadoop"
@@ -98,10 +98,10 @@ def test_each_setting_is_derived_from_the_users_own_target(tmp_path, this_cpu):
     # a node's share of one wave of reducers on every slot (10 x 32), all at once; tasks as a node's slots
     assert (m.reducers, m.tasks) == (32, 32) and m.size_factor == pytest.approx(0.1)
     assert m.split_bytes / m.reducers == pytest.approx(TARGET_SPLIT / 320, rel=1e-6)  # the target's fetch size
-    assert m.sort_buffer_mb == round(TARGET_SORT_BUFFER * 0.1 / MB) and m.maps == math.ceil((64 << 20) / m.split_bytes)
+    assert m.sort_buffer_mb == round(TARGET_SORT_BUFFER * 0.1 / MB) and m.maps == math.ceil(64 * 10**6 / m.split_bytes)
     # the page cache budget: the target node's (256 GB less 32 task heaps) shrunk as the data is
     cache_t = node_page_cache(target.memory_bytes, 32, 1 << 30)
-    assert m.page_cache_bytes == int(cache_t * (64 << 20) / (1e12 / 10))
+    assert m.page_cache_bytes == int(cache_t * 64 * 10**6 / (1e12 / 10))
     assert m.write_copies == 3 and m.hold_map_output  # 224 GB of cache holds a wave of 32 maps' output
     gen, sort = spec.workloads
     assert gen.params["copies"] == 3 and sort.params["partitions"] == 32
@@ -189,7 +189,7 @@ def test_the_rate_of_a_study_run_on_the_target_comes_first(tmp_path):
     # measured here: core_speed = that rate / this machine's
     raw = tomllib.loads(SPEC)
     measured = parse(raw, str(tmp_path / "s.toml"), tmp_path, measured=Measured((5.0, 5.2, 5.4))).scale
-    here = (64 << 20) / 1e6 / (5.2 * CORES)
+    here = 64 * 10**6 / 1e6 / (5.2 * CORES)
     assert measured.calibration.core_speed == pytest.approx(c.target_mb_s_per_thread / here)
 
 
