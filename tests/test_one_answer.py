@@ -82,3 +82,21 @@ def test_another_size_is_the_resource_models_answer_everywhere(results):
     out = predict(results, [hw], 2 * TERA)
     p = next(r for r in out["predictions"] if r["job"] == "terasort")
     assert p["seconds"] == pytest.approx(a.seconds) and p["method"] == RESOURCE
+
+
+def test_advise_compares_the_tiers_with_the_same_answers(results, routes):
+    """advise's tiers on the SanDisk cluster are its three published layouts (its own drive kinds), answered as
+    predict answers them: the all-SSD and all-HDD seconds in its numbers are predict's."""
+    from tierbench.model.advise import advise, tiers
+
+    out, _ = routes
+    by_hw = {(r["job"], r["hardware"]): r["seconds"] for r in out["predictions"]}
+    model, _, _ = study_model(results)
+    stored = [ResultsDir(results).load(analysed=True)]
+    hybrid = load_hardware("sandisk-hybrid")
+    assert {h.data.drive.name for h in tiers(hybrid).values()} == {"hdd-7200-2014", "sata-ssd-2014"}
+    items = advise(model, hybrid, TERA, stored, validate(model)["hardware_median_abs_error"])
+    numbers = next(a for a in items if a.topic == "data tier").numbers
+    line = next(n for n in numbers if n.startswith("terasort"))
+    ssd, hdd = by_hw[("terasort", "sandisk-all-ssd")], by_hw[("terasort", "sandisk-all-hdd")]
+    assert f"({ssd:,.0f} s vs {hdd:,.0f} s)" in line, line

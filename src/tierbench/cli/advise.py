@@ -47,7 +47,8 @@ def run(args) -> int:
     from ..model.advise import advise
     from ..model.hardware import load_hardware
     from ..scale.target import choose_size
-    from ..model.whatif import study_model
+    from ..model.whatif import study_model, validate
+    from ..store import ResultsDir
 
     try:
         size = parse_size(args.size) if args.size else None
@@ -58,7 +59,8 @@ def run(args) -> int:
         return _cloud(args, choice)
     hw, hw_note = (load_hardware(args.hardware), None) if args.hardware else target_hardware(choice)
     model, _, _ = study_model(args.results)
-    items = advise(model, hw, choice.size_bytes)
+    studies = [ResultsDir(r).load(analysed=True) for r in args.results]
+    items = advise(model, hw, choice.size_bytes, studies, validate(model)["hardware_median_abs_error"])
     notes = [n for n in (choice.note, hw_note, choice.estimate_note()) if n]
     if args.json:
         head = [_scale_item(choice, notes, hw, args.hardware)] if notes else []

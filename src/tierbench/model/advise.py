@@ -3,7 +3,8 @@ fast intermediate device into, how large an SSD the intermediate data needs, and
 of advice with the numbers behind it, from the calibrated model and the measured runs.
 
 The tiers are compared on one cluster shape (the --hardware description, default the SanDisk 2014 cluster with
-2 HDDs per node): all its drives HDDs, HDDs with one SSD per node for intermediate data, and all SSDs.
+2 HDDs per node): all its drives HDDs, HDDs with one SSD per node for intermediate data, and all SSDs, in the
+cluster's own kinds of drive (tier_drives); each tier's time is the one answer model/answer.py gives.
 """
 
 import statistics
@@ -11,7 +12,7 @@ from dataclasses import dataclass, replace
 
 from ..units import format_size
 from .hardware import DriveSet, Hardware, catalog, load_hardware
-from .predict import machine_of
+from .answer import answer
 
 HEADROOM = 1.5  # intermediate space: what one job writes per node, with room for a second job's and the FS's slack
 
@@ -30,9 +31,20 @@ def _secs(x: float) -> str:
     return f"{x:,.0f} s" if x >= 10 else f"{x:.2f} s"  # a scaled-down study's jobs take seconds
 
 
-def tiers(hw: Hardware, hdd: str = "hdd-7200", ssd: str = "sata-ssd") -> dict[str, Hardware]:
+def tier_drives(hw: Hardware) -> tuple[str, str]:
+    """The HDD and the SSD the tiers compare: the cluster's own where it has one (a rotating drive: one with its own
+    seek figures in the catalog), else today's typical ones -- so the SanDisk cluster's tiers are its three published
+    layouts, the same questions `predict --hardware sandisk-*` answers."""
+    own = [hw.data.drive] + ([] if hw.intermediate_on_data else [hw.intermediate.drive])
+    hdd = next((d.name for d in own if d.write_seek_kib is not None), "hdd-7200")
+    ssd = next((d.name for d in own if d.write_seek_kib is None and d.name in catalog()), "sata-ssd")
+    return hdd, ssd
+
+
+def tiers(hw: Hardware, hdd: str | None = None, ssd: str | None = None) -> dict[str, Hardware]:
     """The cluster's shape with all-HDD, HDD + one SSD per node for intermediate data, and all-SSD drives."""
-    h, s = catalog()[hdd], catalog()[ssd]
+    own_hdd, own_ssd = tier_drives(hw)
+    h, s = catalog()[hdd or own_hdd], catalog()[ssd or own_ssd]
     count = hw.data.count
     return {"all-HDD": replace(hw, name="all-HDD", data=DriveSet(h, count), intermediate=DriveSet(h, count), intermediate_on_data=True),
             "HDD + SSD intermediate": replace(hw, name="HDD + SSD intermediate", data=DriveSet(h, count),
@@ -49,12 +61,15 @@ def split_dirs(fast_mb_s: float, slow_mb_s: float, slow_drives: int) -> tuple[in
     return k, share
 
 
-def advise(model, hardware: Hardware | None = None, size_bytes: float | None = None) -> list[Advice]:
+def advise(model, hardware: Hardware | None = None, size_bytes: float | None = None, studies: list = (),
+           error: float | None = None) -> list[Advice]:
+    """The advice for `model`'s jobs on `hardware`'s shape; each tier's time is the answer every route gives
+    (model/answer.py: the scale model where `studies` model that tier at that size)."""
     hw = hardware or load_hardware("sandisk-all-hdd")
     out: list[Advice] = []
     shapes = tiers(hw)
     jobs = [j for j in model.labels() if j in model.overheads]
-    times = {(j, t): model.predict(j, machine_of(h), size_bytes) for j in jobs for t, h in shapes.items()}
+    times = {(j, t): answer(model, list(studies), j, h, size_bytes, error) for j in jobs for t, h in shapes.items()}
     size = lambda j: times[(j, "all-HDD")].size_bytes
     # 1. the data's tier and the intermediate data's tier
     gain = lambda j, t: 1 - times[(j, t)].seconds / times[(j, "all-HDD")].seconds
@@ -67,13 +82,14 @@ def advise(model, hardware: Hardware | None = None, size_bytes: float | None = N
     out.append(Advice("data tier",
                       (f"SSDs for the data pay off for {', '.join(big)}" if big else
                        "the data's tier hardly matters for these jobs: they are bound by CPU or by the intermediate data")
-                      + f" (on {hw.nodes} nodes x {hw.data.count} drives; predicted)", data_nums))
+                      + f" (on {hw.nodes} nodes x {hw.data.count} drives; predicted: "
+                      f"{', '.join(sorted({a.method for a in times.values()}))})", data_nums))
     out.append(Advice("intermediate tier",
                       (f"one SSD per node for intermediate data speeds up {', '.join(helped)}: the jobs that shuffle"
                        if helped else "an SSD for intermediate data alone gains under 10% on every job here")
                       + "; the rest follow their data's tier", inter_nums))
     # 2. how many directories to split the fast intermediate device into
-    h, s = catalog()["hdd-7200"], catalog()["sata-ssd"]
+    h, s = (catalog()[d] for d in tier_drives(hw))
     k, share = split_dirs(s.write_mb_s, h.write_mb_s, hw.data.count)
     out.append(Advice("split the SSD",
                       f"when the HDDs keep a share of the shuffle (their dirs listed too), list the SSD as {k} "
