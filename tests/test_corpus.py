@@ -77,3 +77,9 @@ def test_the_c3o_clusters_are_their_instances():
         hw = load_hardware(f"c3o-{family}-2xlarge")
         assert (hw.cores, hw.memory_bytes, hw.data.count, hw.engine) == (8, memory_gb << 30, 4, "spark")
         assert hw.data.drive.read_mb_s == pytest.approx(mb_s)
+
+
+def test_a_c3o_grep_row_names_the_share_of_lines_that_match(corpus):
+    shares = {f.params["p_occurrence"] for f in corpus["c3o-grep"].figures}
+    assert shares == {"0.0", "0.25", "0.5", "0.75", "1.0"}
+    assert all("p_occurrence" not in f.params for f in corpus["c3o-sort"].figures)

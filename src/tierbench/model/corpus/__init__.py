@@ -37,6 +37,7 @@ class Figure:
     slower: str = ""           # order: the configuration that ran slower than `config`
     workloads: tuple = ()      # best_ratio: the jobs whose best ratio the figure is
     spread: tuple = ()         # (fastest, slowest) of the published repeats, when the source gives them
+    params: dict = field(default_factory=dict)  # the job's parameters, as the source names them (C3O's p_occurrence)
 
 
 @dataclass(frozen=True)
@@ -80,7 +81,7 @@ def _c3o_study(job: str) -> Study:
             float(r["data_size_MB"]) * (1 << 20), float(r["median_s"]),
             f"C3O {job}: the median of {r['runs']} runs' gross_runtime (c3o-{job}.tsv; Will et al., IEEE Big Data 2020)",
             group, f"{r['machine_type']} x{C3O_BASE_NODES}", nodes=int(r["instance_count"]),
-            spread=(float(r["min_s"]), float(r["max_s"]))))
+            spread=(float(r["min_s"]), float(r["max_s"])), params={p: r[p] for p in C3O_PARAMS if p in r}))
     return Study(f"c3o-{job}", "c3o-2020", citation, tuple(figures))
 
 
