@@ -157,7 +157,8 @@ def predict_study(study: Study, src: Source) -> list[dict]:
         else:
             fast = job_runtime(src, fig, study, fig.workload, fig.config)
             slow = job_runtime(src, fig, study, fig.workload, fig.slower)
-            row.update(fast and slow and {"right": fast["seconds"] < slow["seconds"] * (1 - PREDICTED_TIE),
+            tie = PREDICTED_TIE if fig.or_equal else -PREDICTED_TIE  # "no slower": a predicted tie is right
+            row.update(fast and slow and {"right": fast["seconds"] < slow["seconds"] * (1 + tie),
                                           "label": combined(fast["label"], slow["label"]), "method": "order"} or {})
         rows.append(row)
     return rows
@@ -278,7 +279,7 @@ def print_figures(rows_by: dict) -> None:
     for name, rows in rows_by.items():
         for r in rows:
             fig = r["figure"]
-            what = f"{fig.workload} {fig.config}" + (f" < {fig.slower}" if fig.kind == "order" else "")
+            what = f"{fig.workload} {fig.config}" + (f" {'<=' if fig.or_equal else '<'} {fig.slower}" if fig.kind == "order" else "")
             if fig.kind == "order":
                 got = "right" if r.get("right") else "WRONG" if "right" in r else "not predicted"
             elif "predicted" in r:

@@ -83,3 +83,10 @@ def test_a_c3o_grep_row_names_the_share_of_lines_that_match(corpus):
     shares = {f.params["p_occurrence"] for f in corpus["c3o-grep"].figures}
     assert shares == {"0.0", "0.25", "0.5", "0.75", "1.0"}
     assert all("p_occurrence" not in f.params for f in corpus["c3o-sort"].figures)
+
+
+def test_a_finding_of_no_gain_is_an_order_that_allows_a_tie(corpus):
+    no_gain = [f for f in corpus["cloudera"].figures if f.kind == "order" and f.or_equal]
+    assert {(f.workload, f.config, f.slower) for f in no_gain} == {("terasort", "hdd-11", "hybrid"),
+                                                                  ("shuffle", "hdd-11", "hybrid")}
+    assert all(not f.or_equal for f in corpus["sandisk-terasort"].figures)

@@ -7,7 +7,8 @@ its source, each study with its citation. Shipped in the package (nothing is rea
   c3o-grep.tsv    the median of each configuration's 5 runs
 
 A figure is a runtime (seconds), a ratio of two configurations' runtimes (`ratio`, to the study's baseline), the best
-such ratio over several jobs (`best_ratio`), or an order (`order`: `config` ran faster than `slower`). Figures of one
+such ratio over several jobs (`best_ratio`), or an order (`order`: `config` ran faster than `slower`, or no slower
+when `or_equal`). Figures of one
 `group` ran the same job on the same data: only they are compared with each other.
 """
 
@@ -35,6 +36,7 @@ class Figure:
     baseline: str = ""         # the configuration a ratio is taken to, within the group
     nodes: int | None = None   # workers, when not the description's own
     slower: str = ""           # order: the configuration that ran slower than `config`
+    or_equal: bool = False     # order: `config` ran no slower than `slower` (a finding of "no gain")
     workloads: tuple = ()      # best_ratio: the jobs whose best ratio the figure is
     spread: tuple = ()         # (fastest, slowest) of the published repeats, when the source gives them
     params: dict = field(default_factory=dict)  # the job's parameters, as the source names them (C3O's p_occurrence)
@@ -63,7 +65,7 @@ def _toml_studies(name: str) -> list[Study]:
             figures.append(Figure(
                 s["name"], kind, workload, f.get("config", f.get("faster", "")), f.get("hardware", s.get("hardware", "")),
                 float(f.get("size_bytes", s.get("size_bytes", 0))), f.get("seconds", f.get("ratio")), f["source"],
-                (workload,), s["baseline"], slower=f.get("slower", ""), workloads=tuple(f.get("workloads", ()))))
+                (workload,), s["baseline"], slower=f.get("slower", ""), or_equal=f.get("or_equal", False), workloads=tuple(f.get("workloads", ()))))
         out.append(Study(s["name"], s["paper"], s["citation"], tuple(figures), s.get("layouts", {})))
     return out
 
