@@ -29,7 +29,9 @@ from tierbench.model.corpus import Figure, Study, studies
 from tierbench.model.hardware import catalog, load_hardware
 from tierbench.model.predict import Machine, Pool, machine_of
 from tierbench.model.transfer import transfer
-from tierbench.model.whatif import error_interval, study_model, validate
+from tierbench.model.answer import error_interval
+from tierbench.model.labels import PREDICTED, ratio_label, scale_label
+from tierbench.model.whatif import study_model, validate
 from tierbench.store import ResultsDir
 
 FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "fixtures"
@@ -97,10 +99,13 @@ def runtime(src: Source, fig: Figure, study: Study, workload: str, config: str) 
     hw, machine = target(fig, study, config)
     t = transfer(src.stored, workload, hw, fig.size_bytes) if src.stored.study.spec.get("scale") else None
     if t:
-        rate = hw.cpu_rate(workload)
-        fitted = bool(rate and hw.intermediate_on_data and (rate.drive, rate.count) == (hw.data.drive.name, hw.data.count))
-        label = "fitted" if fitted else "structural" if t.pooled and config != fig.baseline else "predicted"
-        return {"seconds": t.seconds, "interval": list(t.interval), "method": "scale model", "label": label}
+        pooled = bool(t.pooled) and config != fig.baseline  # (the baseline's very figure: labelled as it is)
+        base = next((f for f in study.figures if f.kind == "runtime" and (f.group, f.workload, f.config) ==
+                     (fig.group, fig.workload, fig.baseline)), None) if pooled else None
+        label = (runtime(src, base, study, workload, base.config)["label"] if base
+                 else scale_label(workload, hw, [src.stored]))
+        return {"seconds": t.seconds, "interval": list(t.interval), "method": "scale model", "label": label,
+                "pooled_with_baseline": pooled}
     job = src.job(workload)
     if job is None:
         return None
@@ -124,19 +129,20 @@ def job_runtime(src: Source, fig: Figure, study: Study, workload: str, config: s
         return None
     return {"seconds": sum(g["seconds"] for g in got), "interval": [sum(g["interval"][i] for g in got) for i in (0, 1)],
             "method": " + ".join(dict.fromkeys(g["method"] for g in got)),
-            "label": "structural" if any(g["label"] == "structural" for g in got)
-            else "fitted" if any(g["label"] == "fitted" for g in got) else "predicted"}
+            "label": next((g["label"] for g in got if g["label"] != PREDICTED), PREDICTED),
+            "pooled_with_baseline": all(g.get("pooled_with_baseline") for g in got)}
 
 
 def combined(a: str, b: str) -> str:
-    return "structural" if "structural" in (a, b) else "fitted" if "fitted" in (a, b) else "predicted"
+    kinds = {label.split(":")[0] for label in (a, b)}
+    return next((k for k in ("structural", "fitted") if k in kinds), PREDICTED)
 
 
 def ratio_of(src: Source, fig: Figure, study: Study, workload: str) -> dict | None:
     num, den = job_runtime(src, fig, study, workload, fig.config), job_runtime(src, fig, study, workload, fig.baseline)
     if not num or not den:
         return None
-    return {"value": num["seconds"] / den["seconds"], "label": combined(num["label"], den["label"]),
+    return {"value": num["seconds"] / den["seconds"], "label": ratio_label(num["label"], num.get("pooled_with_baseline")),
             "interval": [num["interval"][0] / den["interval"][1], num["interval"][1] / den["interval"][0]]}
 
 
@@ -148,7 +154,7 @@ def predict_study(study: Study, src: Source) -> list[dict]:
         if fig.kind == "runtime":
             p = job_runtime(src, fig, study, fig.workload, fig.config)
             row.update(p and {"predicted": p["seconds"], "interval": p["interval"], "label": p["label"],
-                              "method": p["method"]} or {})
+                              "method": p["method"], "pooled_with_baseline": p.get("pooled_with_baseline")} or {})
         elif fig.kind in ("ratio", "best_ratio"):
             ratios = [r for w in (fig.workloads or (fig.workload,)) if (r := ratio_of(src, fig, study, w))]
             best = min(ratios, key=lambda r: r["value"]) if ratios else None
@@ -173,7 +179,7 @@ def derived_ratios(rows: list[dict]) -> list[dict]:
         if base is None or base is r:
             continue
         out.append({"published": r["published"] / base["published"], "predicted": r["predicted"] / base["predicted"],
-                    "label": combined(r["label"], base["label"]),
+                    "label": ratio_label(r["label"], r.get("pooled_with_baseline")),
                     "interval": [r["interval"][0] / base["interval"][1], r["interval"][1] / base["interval"][0]]})
     return out
 
@@ -212,7 +218,7 @@ def median_or_none(xs: list[float]) -> float | None:
 def score(rows: list[dict]) -> dict:
     """A study's row: figures by label, then over predicted figures only: the ratios' and the runtimes' median
     error, the pairs ranked right, and the published figures inside the stated interval."""
-    labels = [r.get("label", "not predicted") for r in rows]
+    labels = [r.get("label", "not predicted").split(":")[0] for r in rows]  # (a fitted one says why after ":")
     ratios = [r for r in derived_ratios(rows) if r["label"] == "predicted"]
     ratios += [r for r in rows if r["figure"].kind in ("ratio", "best_ratio") and r.get("label") == "predicted"]
     runtimes = [r for r in rows if r["figure"].kind == "runtime" and r.get("label") == "predicted"]

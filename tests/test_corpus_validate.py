@@ -34,18 +34,22 @@ def rows(bench):
 
 def test_every_figure_is_predicted_and_labelled(rows):
     labels = [(name, r["figure"].workload, r["figure"].config, r.get("label")) for name, rs in rows.items() for r in rs]
-    assert all(label in ("predicted", "fitted", "structural") for *_, label in labels), labels
+    assert all(label.split(":")[0] in ("predicted", "fitted", "structural") for *_, label in labels), labels
     # the scale model's calibration run, and the TeraGen pooled with all-HDD's
-    assert [x[:3] for x in labels if x[3] == "fitted"] == [("sandisk-terasort", "terasort", "all_ssd")]
-    assert [x[:3] for x in labels if x[3] == "structural"] == [("sandisk-terasort", "teragen", "hdd_plus_ssd_intermediate")]
+    # (model/labels.py, as predict --published: the all-HDD runtimes the seek sizes were set watching, and the hybrid
+    # TeraGen, pooled with all-HDD's: the same figure; the fixture's core_speed was given, so all-SSD is predicted)
+    fitted = [x[:3] for x in labels if x[3].startswith("fitted")]
+    assert fitted == [("sandisk-terasort", "teragen", "all_hdd"), ("sandisk-terasort", "teragen", "hdd_plus_ssd_intermediate"),
+                      ("sandisk-terasort", "terasort", "all_hdd")], fitted
 
 
 def test_the_summary_counts_predicted_figures_only(bench, rows):
     s = bench.score(rows["sandisk-terasort"])
-    # 6 runtimes: the fitted all-SSD TeraSort and the pooled hybrid TeraGen are left out of the errors and the
-    # coverage, and so are their ratios to all-HDD (TeraGen and TeraSort all-SSD / all-HDD: 1 of 2 per job left)
-    assert (s["n"], s["runtimes"], s["ratios"], s["covered_of"]) == (6, 4, 2, 4)
-    assert s["labels"] == {"predicted": 4, "structural": 1, "fitted": 1}
+    # 6 runtimes: the three fitted ones (the all-HDD TeraGen and TeraSort, the hybrid TeraGen pooled with all-HDD's)
+    # are left out of the errors and the coverage; of the ratios to all-HDD, the pooled TeraGen's is structural, the
+    # others the numerator's (model/labels.py): 3 left
+    assert (s["n"], s["runtimes"], s["ratios"], s["covered_of"]) == (6, 3, 3, 3)
+    assert s["labels"] == {"predicted": 3, "fitted": 3}
 
 
 def test_c3o_grep_writes_the_lines_that_match(rows):

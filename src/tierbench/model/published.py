@@ -18,6 +18,7 @@ from importlib import resources
 from ..store import ResultsDir
 from .hardware import load_hardware
 from .answer import SCALE, answer
+from .labels import FITTED, PREDICTED, SUMMED, ratio_label, scale_label
 
 TESTDFSIO_BYTES = 512 * 2000 * (1 << 20)  # 512 files x 2000 MB (TestDFSIO's MB is 2^20 bytes)
 TERA_BYTES = 10**12  # TeraGen 1 TB: 10^10 rows of 100 bytes
@@ -33,15 +34,12 @@ class PublishedStudy:
     size_bytes: int
     columns: tuple        # (workload, its column in the section's results) pairs
     configs: tuple        # the configurations published, the baseline first
-    fitted: tuple = ()    # (workload, configuration, constant): a scale model constant set watching that figure
 
 
 STUDIES = (
-    PublishedStudy("sandisk_testdfsio_2014", TESTDFSIO_BYTES, (("dfsio-write", 1), ("dfsio-read", 0)), ("all_hdd", "all_ssd"),
-                   (("dfsio-write", "all_hdd", "model.WRITE_SEEK_KIB"),)),
+    PublishedStudy("sandisk_testdfsio_2014", TESTDFSIO_BYTES, (("dfsio-write", 1), ("dfsio-read", 0)), ("all_hdd", "all_ssd")),
     PublishedStudy("sandisk_terasort_2014", TERA_BYTES, (("teragen", 0), ("terasort", 1), (TOTAL, 2)),
-                   ("all_hdd", "hdd_plus_ssd_intermediate", "all_ssd"),
-                   (("teragen", "all_hdd", "model.WRITE_SEEK_KIB"), ("terasort", "all_hdd", "model.READ_SEEK_KIB"))),
+                   ("all_hdd", "hdd_plus_ssd_intermediate", "all_ssd")),
 )
 
 
@@ -61,27 +59,8 @@ def _predicted(model, studies: list, workload: str, config: str, size: int, erro
     return None
 
 
-# What a label says of a published figure beside its prediction; the summary counts PREDICTED ones only.
-PREDICTED, FITTED, STRUCTURAL, SUMMED = "predicted", "fitted", "structural", "summed"
-
-
-def _runtime_label(study: PublishedStudy, workload: str, config: str, p: dict, studies: list) -> str:
-    """FITTED when the scale model answered and a constant was set watching this figure, or the target's job rate
-    (core_speed, measured) comes from this very run; else PREDICTED. The resource model fits nothing to published
-    figures: it is calibrated on the user's runs."""
-    if p["method"] != SCALE:
-        return PREDICTED
-    constant = next((c for w, cfg, c in study.fitted if (w, cfg) == (workload, config)), None)
-    if constant:
-        return f"{FITTED}: {constant} (scale/constants.py) was set watching this figure"
-    hw = load_hardware(HARDWARE[config])
-    for stored in studies:
-        cal = (stored.study.spec.get("scale") or {}).get("calibration") or {}
-        # (fit_s: the calibration ran the job on the rate's own drives, these: the rate is this run's)
-        if cal.get("fit_s") and cal.get("job") == workload and (cal.get("fit_drive"), cal.get("fit_count")) == (
-                hw.data.drive.name, hw.data.count):
-            return f"{FITTED}: the target's {workload} rate per thread (core_speed) comes from this run"
-    return PREDICTED
+def _runtime_label(workload: str, config: str, p: dict, studies: list) -> str:
+    return scale_label(workload, load_hardware(HARDWARE[config]), studies) if p["method"] == SCALE else PREDICTED
 
 
 def _pooled_labels(rows: list[dict]) -> None:
@@ -95,11 +74,8 @@ def _pooled_labels(rows: list[dict]) -> None:
 
 
 def _ratio_label(r: dict, base: dict) -> str:
-    """STRUCTURAL when both runtimes are one pooled figure (a tie by construction); else the numerator's label
-    (the baseline is the anchor the ratio is taken to)."""
-    if r["predicted_s"] == base["predicted_s"] and r["method"] == SCALE and "pooled" in r["how"]:
-        return f"{STRUCTURAL}: pooled with {BASELINE}'s runs (the same job on the same drives)"
-    return r["label"]
+    pooled = r["predicted_s"] == base["predicted_s"] and r["method"] == SCALE and "pooled" in r["how"]
+    return ratio_label(r["label"], pooled)
 
 
 def _runtime_rows(model, studies: list, error: float | None) -> tuple[list[dict], list[str]]:
@@ -126,7 +102,7 @@ def _runtime_rows(model, studies: list, error: float | None) -> tuple[list[dict]
                              "hardware": HARDWARE[config], "size_bytes": study.size_bytes,
                              "published_s": res[config][col], "predicted_s": p["seconds"], "interval": p["interval"],
                              "method": p["method"], "how": p["how"], "error": p["seconds"] / res[config][col] - 1,
-                             "label": p.get("label") or _runtime_label(study, workload, config, p, studies)})
+                             "label": p.get("label") or _runtime_label(workload, config, p, studies)})
     _pooled_labels(rows)
     return rows, missing
 
