@@ -192,7 +192,7 @@ DFSIO_SMALL = """
 [[workloads]]
 name = "dfsio-write"
 files = 2
-file_size = "2MB"
+file_size = "2MiB"
 [[workloads]]
 name = "dfsio-read"
 """
@@ -203,7 +203,7 @@ SMALL_WORKLOADS = DFSIO_SMALL + TERA_SMALL
 TERA_64MB = """
 [[workloads]]
 name = "teragen"
-size = "64MB"
+size = "64MiB"
 tasks = 2
 [[workloads]]
 name = "terasort"

@@ -294,7 +294,7 @@ def test_embedded_standalone_workers_use_each_configurations_intermediate_dirs(t
         intermediate = {{ dirs = ["{tmp_path}/inter-b"], split = 2 }}
         [[workloads]]
         name = "teragen"
-        size = "8MB"
+        size = "8MiB"
         tasks = 2
         [[workloads]]
         name = "terasort"

@@ -22,7 +22,7 @@ intermediate = ["{d}/tmp"]
 [[workloads]]
 name = "dfsio-write"
 files = 2
-file_size = "32MB"
+file_size = "32MiB"
 """ + TERA_64MB
 WRITERS = ("dfsio-write", "teragen", "terasort")
 

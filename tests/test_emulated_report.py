@@ -216,7 +216,7 @@ drop_caches = "never"
 [sampling]
 enabled = false
 [storage.hdd]
-data = {{ emulate = "hdd", size = "256MB" }}
+data = {{ emulate = "hdd", size = "256MiB" }}
 [[workloads]]
 name = "teragen"
 rows = 20003

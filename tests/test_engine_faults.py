@@ -34,7 +34,7 @@ def engine(tmp_path):
         [[workloads]]
         name = "dfsio-write"
         files = 2
-        file_size = "1MB"
+        file_size = "1MiB"
         """)), "faults.toml", tmp_path)
     e = SparkEngine(spec.engines[0], spec.name, tmp_path)
     yield spec, e

@@ -97,7 +97,7 @@ create_dirs = true
 STUDY = STUDY_HEAD + """
 [[workloads]]
 name = "teragen"
-size = "192MB"
+size = "192MiB"
 tasks = 4
 copies = {copies}
 """
@@ -105,7 +105,7 @@ DFSIO = STUDY_HEAD + """
 [[workloads]]
 name = "dfsio-write"
 files = 4
-file_size = "16MB"
+file_size = "16MiB"
 copies = 3
 [[workloads]]
 name = "dfsio-read"

@@ -14,7 +14,7 @@ from conftest import SMALL_WORKLOADS, write_spec
 WORKLOADS = SMALL_WORKLOADS + """
 [[workloads]]
 name = "shuffle"
-size = "8MB"
+size = "8MiB"
 map_tasks = 2
 partitions = 4
 """

@@ -142,12 +142,12 @@ data = [{data}]
 intermediate = [{dirs}]
 [[workloads]]
 name = "teragen"
-size = "32MB"
+size = "32MiB"
 tasks = 4
 copies = {copies}
 [[workloads]]
 name = "terasort"
-split_size = "16MB"
+split_size = "16MiB"
 [[workloads]]
 name = "teravalidate"
 """

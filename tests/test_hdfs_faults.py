@@ -63,7 +63,7 @@ intermediate = ["{tmp_path}/tmp"]
 [[workloads]]
 name = "dfsio-write"
 files = 2
-file_size = "2MB"
+file_size = "2MiB"
 """)
         ok = tierbench("run", spec, "--out", tmp_path / "res1", timeout=600)
         assert ok.returncode == 0, ok.stderr[-2000:]

@@ -181,7 +181,7 @@ data = ["{tmp_path}/data"]
 [[workloads]]
 name = "dfsio-write"
 files = 2
-file_size = "8MB"
+file_size = "8MiB"
 """)
     out = tb("run", spec, "--out", tmp_path / "res", timeout=600)
     assert out.returncode == 0, out.stderr[-3000:]

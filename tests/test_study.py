@@ -18,7 +18,7 @@ from conftest import write_spec
 SPEC = """
 name = "{name}"
 repeats = {repeats}
-probe = {{ size = "8MB", runtime_s = 1 }}
+probe = {{ size = "8MiB", runtime_s = 1 }}
 [engine]
 master = "local[2]"
 driver_memory = "1g"
@@ -32,7 +32,7 @@ create_dirs = true
 [[workloads]]
 name = "dfsio-write"
 files = 2
-file_size = "2MB"
+file_size = "2MiB"
 [[workloads]]
 name = "dfsio-read"
 [[workloads]]

@@ -16,7 +16,7 @@ PLANT = "XNEEDLEX"
 WORKLOADS = f"""
 [[workloads]]
 name = "textgen"
-size = "3MB"
+size = "3MiB"
 tasks = 3
 plant = "{PLANT}"
 plant_every = 40
@@ -24,7 +24,7 @@ output_codec = "gzip"
 [[workloads]]
 name = "wordcount"
 partitions = 3
-split_size = "1MB"
+split_size = "1MiB"
 [[workloads]]
 name = "grep"
 label = "grep-absent"
@@ -34,16 +34,16 @@ label = "grep-planted"
 pattern = "{PLANT}"
 [[workloads]]
 name = "shuffle"
-size = "6MB"
+size = "6MiB"
 map_tasks = 3
-fetch_size = "256KB"
+fetch_size = "256KiB"
 [[workloads]]
 name = "datawrite"
-size = "5MB"
+size = "5MiB"
 files = 4
 [[workloads]]
 name = "dataread"
-split_size = "512KB"
+split_size = "512KiB"
 [[workloads]]
 name = "copy"
 tasks = 3
@@ -246,7 +246,7 @@ shuffle_compress = [true, false]
 data = ["{tmp_path}/d"]
 [[workloads]]
 name = "shuffle"
-size = "4MB"
+size = "4MiB"
 partitions = [2, 8]
 """)
     out = tb("run", spec, "--out", tmp_path / "res", timeout=600)
@@ -280,7 +280,7 @@ data = {{ type = "hdfs", uri = "{hdfs_uri}/tbh", replication = 1 }}
 intermediate = ["{tmp_path}/tmp"]
 [[workloads]]
 name = "textgen"
-size = "3MB"
+size = "3MiB"
 output_codec = "gzip"
 [[workloads]]
 name = "wordcount"
@@ -290,7 +290,7 @@ name = "grep"
 pattern = "ungreat"
 [[workloads]]
 name = "datawrite"
-size = "3MB"
+size = "3MiB"
 [[workloads]]
 name = "copy"
 tasks = 2
