@@ -19,6 +19,8 @@ from those papers' errors (each paper one vote), then applied to the held-out st
 """
 
 import argparse
+import datetime
+import json
 import math
 import statistics
 import sys
@@ -31,6 +33,7 @@ from tierbench.model.predict import Machine, Pool, machine_of
 from tierbench.model.transfer import transfer
 from tierbench.model.answer import error_interval
 from tierbench.model.labels import PREDICTED, ratio_label, scale_label
+from tierbench.model.trust import widened
 from tierbench.model.whatif import study_model, validate
 from tierbench.store import ResultsDir
 
@@ -104,13 +107,13 @@ def runtime(src: Source, fig: Figure, study: Study, workload: str, config: str) 
                      (fig.group, fig.workload, fig.baseline)), None) if pooled else None
         label = (runtime(src, base, study, workload, base.config)["label"] if base
                  else scale_label(workload, hw, [src.stored]))
-        return {"seconds": t.seconds, "interval": list(t.interval), "method": "scale model", "label": label,
+        return {"seconds": t.seconds, "interval": widened(t.seconds, list(t.interval)), "method": "scale model", "label": label,
                 "pooled_with_baseline": pooled}
     job = src.job(workload)
     if job is None:
         return None
     seconds = src.model.predict(job, machine, fig.size_bytes).seconds
-    interval = error_interval(seconds, src.error) or [seconds, seconds]
+    interval = widened(seconds, error_interval(seconds, src.error)) or [seconds, seconds]  # (as predict: a cluster is far)
     return {"seconds": seconds, "interval": interval, "method": "resource model", "label": "predicted"}
 
 
@@ -263,21 +266,61 @@ def loso(held_out: Study, rows_by: dict, papers: dict) -> dict | None:
             "coverage": sum(abs(x) <= half for x in residual) / len(residual)}
 
 
+def corpus_width(rows_by: dict, papers: dict, held_out: str | None = None) -> tuple[float, list[str], int] | None:
+    """The half-width (in log) holding LOSO_COVERAGE of the predicted runtimes of every paper but `held_out`, each
+    paper one vote, with the papers and the figures it comes from; None without any."""
+    by_paper: dict[str, list[float]] = {}
+    for name, rows in rows_by.items():
+        if papers[name] != held_out:
+            by_paper.setdefault(papers[name], []).extend(abs(x) for x in log_errors(rows))
+    by_paper = {p: e for p, e in by_paper.items() if e}
+    if not by_paper:
+        return None
+    return weighted_quantile(list(by_paper.values()), LOSO_COVERAGE), sorted(by_paper), sum(map(len, by_paper.values()))
+
+
+def width_coverage(held_out: Study, rows_by: dict, papers: dict) -> float | None:
+    """The share of the held-out study's predicted runtimes inside the corpus interval fitted on the other papers."""
+    width, mine = corpus_width(rows_by, papers, held_out.paper), log_errors(rows_by[held_out.name])
+    return sum(abs(x) <= width[0] for x in mine) / len(mine) if width and mine else None
+
+
+def write_errors(rows_by: dict, papers: dict, sources: dict) -> Path:
+    """model/corpus/errors.toml: the corpus's interval for predictions to other hardware (model/trust.py)."""
+    width, used, n = corpus_width(rows_by, papers)
+    path = Path(__file__).resolve().parent.parent / "src" / "tierbench" / "model" / "corpus" / "errors.toml"
+    path.write_text(
+        "# Written by bench/bench_validate.py --write-errors (model/trust.py reads it): the half-width, in log, that holds\n"
+        f"# {LOSO_COVERAGE:.0%} of the corpus's predicted runtimes (each paper one vote): fitted on the whole corpus, once,\n"
+        "# never per study; the bench's table shows its coverage on each paper left out of the fit.\n[far]\n"
+        f"half_width_log = {width:.4f}  # x{math.exp(width):.3g} either way\ncoverage = {LOSO_COVERAGE}\n"
+        f"papers = {json.dumps(used)}\nfigures = {n}\n"
+        f"measured = \"bench/bench_validate.py --write-errors, {datetime.date.today()}, predicted from "
+        f"{', '.join(sorted({_shown(p) for p in sources.values()}))}\"\n")
+    return path
+
+
+def _shown(path: str) -> str:
+    """A source folder as the errors file names it: relative to the repo when inside it."""
+    repo = Path(__file__).resolve().parent.parent
+    return str(Path(path).resolve().relative_to(repo)) if Path(path).resolve().is_relative_to(repo) else path
+
+
 def pct(x: float | None) -> str:
     return "-" if x is None else f"{x:.0%}"
 
 
 def print_table(corpus: list[Study], scores: dict, fits: dict) -> None:
     print("| study | figures | predicted | median ratio error | median abs. error | pairs ranked right | "
-          "interval coverage | LOSO scale | LOSO abs. error | LOSO 80% coverage |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+          "interval coverage | corpus 80% interval, LOSO coverage | LOSO scale | LOSO abs. error | LOSO 80% coverage |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for s in corpus:
         sc, f = scores[s.name], fits.get(s.name)
         right, total = sc["pairs"]
         scale = f"x{f['scale']:.2f}" if f else "-"
         print(f"| {s.name} | {sc['n']} | {sc['labels'].get('predicted', 0)} | {pct(sc['ratio_error'])} (of {sc['ratios']}) "
               f"| {pct(sc['abs_error'])} (of {sc['runtimes']}) | {right} of {total} | {pct(sc['coverage'])} "
-              f"(of {sc['covered_of']}) | {scale} | {pct(f and f['abs_error'])} "
+              f"(of {sc['covered_of']}) | {pct(sc.get('width_coverage'))} | {scale} | {pct(f and f['abs_error'])} "
               f"| {pct(f and f['coverage'])} |")
 
 
@@ -301,6 +344,8 @@ def main() -> int:
     ap.add_argument("--from", dest="sources", metavar="STUDY=DIR", action="append", default=[],
                     help=f"recorded results to predict a study from (studies: {', '.join(SOURCES)})")
     ap.add_argument("--figures", action="store_true", help="print every figure beside its prediction")
+    ap.add_argument("--write-errors", action="store_true",
+                    help="write model/corpus/errors.toml, the interval predict states for other hardware")
     args = ap.parse_args()
     paths = {name: str(FIXTURES / d) for name, (d, _, _) in SOURCES.items()}
     for s in args.sources:
@@ -317,6 +362,10 @@ def main() -> int:
     papers = {s.name: s.paper for s in corpus}
     scores = {name: score(rows) for name, rows in rows_by.items()}
     fits = {s.name: loso(s, rows_by, papers) for s in corpus}
+    for s in corpus:
+        scores[s.name]["width_coverage"] = width_coverage(s, rows_by, papers)
+    if args.write_errors:
+        print(f"wrote {write_errors(rows_by, papers, paths)}")
     if args.figures:
         print_figures(rows_by)
     print_table(corpus, scores, fits)

@@ -164,7 +164,7 @@ def cloud_lines(cloud: dict | None, top: int = 10) -> list[str]:
     if not cloud:
         return []
     where = "; ".join(f"{c['name']} {c['region']} (prices read {c['read']})" for c in cloud["clouds"])
-    margin = (f"+/- {cloud['margin']:.0%}: {cloud['margin_from']}" if cloud["margin"] is not None else cloud["margin_from"])
+    margin = cloud["margin_from"]
     lines = ["", f"cloud: {where}; nodes {', '.join(map(str, cloud['nodes']))}; intervals {margin}"]
     for job in dict.fromkeys(r["job"] for r in cloud["rows"]):
         rows = [r for r in cloud["rows"] if r["job"] == job]
@@ -224,10 +224,10 @@ def text_lines(out: dict) -> list[str]:
         span = f"{r['interval'][0]:,.1f}-{r['interval'][1]:,.1f} s" if r.get("interval") else "-"
         lines.append(f"{r['job']:<{jw}} {r['hardware']:<{hw}} {r['nodes']:>5} {format_size(r['size_bytes']):>8} "
                      f"{r['seconds']:9.1f} s {span:>19} {r['mb_s'] or 0:8.1f} {cost}  {r['bottleneck']}")
-    spans = {"scale model": "the scale model's rows: the median's interval over the repeats",
-             "resource model": "the resource model's: +/- its median error reproducing the measured configurations"}
-    used = [spans[m] for m in dict.fromkeys(r.get("method", "resource model") for r in out["predictions"])]
-    lines.append(f"($/job: hardware price over {out['years']:g} years of back-to-back jobs; interval: {'; '.join(used)}; "
+    used = [f"{m}: {w}" for m, w in dict.fromkeys((r.get("method", "resource model"), r.get("interval_from") or
+                                                   "its error reproducing the measured configurations")
+                                                  for r in out["predictions"])]
+    lines.append(f"($/job: hardware price over {out['years']:g} years of back-to-back jobs; interval, {'; '.join(used)}; "
                  f"methods and assumptions: docs/model.md)")
     lines += sorted({f"note: {r['job']} on {r['hardware']}: {r['cpu_borrowed']}" for r in out["predictions"]
                      if r.get("cpu_borrowed")})

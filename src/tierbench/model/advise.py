@@ -149,9 +149,7 @@ def cloud_advice(ranked: dict) -> list[Advice]:
     """`advise --cloud`: per job, which instance x storage x node count to pick (the cheapest within 10% of the
     fastest runtime), and which kind of storage -- local NVMe, a network volume, the object store -- is cheapest per
     job at its best, each with its runtime, $/job and bottleneck (model/cloud_rank.py ranked them)."""
-    margin = ranked.get("margin")
-    pm = lambda r: (f" (${r['usd_range'][0]:.3g}-${r['usd_range'][1]:.3g} at the model's +/- {margin:.0%})"
-                    if "usd_range" in r else "")
+    pm = lambda r: f" (${r['usd_range'][0]:.3g}-${r['usd_range'][1]:.3g})" if "usd_range" in r else ""
     pick = lambda r: f"{r['instance']} + {r['storage']} x {r['nodes']} nodes ({r['cloud']})"
     figures = lambda r: f"{_secs(r['seconds'])}, ${r['usd_per_job']:.3g} per job{pm(r)}, bottleneck {r['bottleneck']}"
     say = lambda r: f"{pick(r)}: {figures(r)}"
@@ -165,6 +163,7 @@ def cloud_advice(ranked: dict) -> list[Advice]:
             by_kind.setdefault(r["kind"], r)
         kinds = sorted(by_kind.values(), key=lambda r: r["usd_per_job"])
         numbers = [f"fastest: {say(fastest)}"] + [f"cheapest on {r['kind']}: {say(r)}" for r in kinds]
+        numbers.append(f"intervals: {ranked.get('margin_from')}")
         if ranked["requests_from"].get(job) == "estimated":
             numbers.append("object-store requests estimated from the bytes moved and S3A's default split and part "
                            "sizes: the runs recorded no S3A statistics")

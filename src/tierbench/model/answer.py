@@ -17,6 +17,7 @@ from ..store import StoredStudy
 from .hardware import Hardware
 from .predict import Model, Prediction, machine_of
 from .transfer import transfer
+from .trust import corpus_error, is_near, widened
 
 SCALE, RESOURCE = "scale model", "resource model"  # Answer.method
 
@@ -37,6 +38,7 @@ class Answer:
     profile_of: str = ""
     calibrated_on: list[str] = field(default_factory=list)
     cpu_borrowed: str | None = None
+    interval_from: str = ""       # what the interval is: the corpus's error at the target, or the model's own
     pooled: tuple[str, ...] = ()  # the scale model's: configurations whose runs were pooled with its own
     config: str = ""              # the scale model's: the study's configuration that models the hardware
 
@@ -60,11 +62,12 @@ def answer(model: Model, studies: list[StoredStudy], job: str, hw: Hardware, siz
             if t:
                 pooled = (f" pooled with {', '.join(t.pooled)}'s (the same job on the same drives: no intermediate "
                           f"device of their own used)") if t.pooled else ""
-                return Answer(job, hw.name, hw.nodes, t.size_bytes, t.seconds, list(t.interval), SCALE,
+                return Answer(job, hw.name, hw.nodes, t.size_bytes, t.seconds, widened(t.seconds, list(t.interval)),
+                              SCALE,
                               f"{t.runs} runs of {t.config}{pooled} ({t.interval_kind}), x {t.time_factor:,.0f} "
                               f"(k x the target's data per node / the model's)",
                               f"measured: {t.config}'s emulated drives (scale model)", pooled=t.pooled,
-                              config=t.config)
+                              config=t.config, interval_from=_far_words("its repeats"))
     if job not in model.overheads:
         return None
     return _resource(model, job, hw, size_bytes, error)
@@ -76,7 +79,16 @@ def _resource(model: Model, job: str, hw: Hardware, size_bytes: float | None, er
     how = (f"calibrated on {', '.join(model.calibrated_on[job])}; +/- the model's median error reproducing the "
            f"measured configurations ({error:.0%})" if error is not None else "no error estimate")
     borrowed = model.cpu_borrowed(job, hw.engine)
-    interval = error_interval(p.seconds, error)
+    interval, interval_from = error_interval(p.seconds, error), "its error reproducing the measured configurations"
+    if not is_near(hw.nodes, size_bytes, model.calibration_sizes.get(job, [])):
+        interval, interval_from = widened(p.seconds, interval), _far_words("its error on the measured machine")
     return Answer(job, hw.name, hw.nodes, p.size_bytes, p.seconds, interval, RESOURCE,
                   how + (f"; {borrowed}" if borrowed else ""), f"{worst['phase']}: {worst['bottleneck']}",
-                  p.phases, p.overhead_s, p.profile_of, p.calibrated_on, borrowed)
+                  p.phases, p.overhead_s, p.profile_of, p.calibrated_on, borrowed, interval_from)
+
+
+def _far_words(own: str) -> str:
+    """What a prediction's interval to other hardware is: the corpus's error, or `own` where none is recorded."""
+    err = corpus_error()
+    return f"at least {err.words()}" if err else f"{own} only: no validation corpus error is recorded"
+

@@ -7,6 +7,7 @@ from .cloud import STORE, WITHIN, job_requests, option, storage_choices
 from .cloud_catalog import Cloud
 from .cloud_cost import job_cost, request_cost_usd
 from .predict import Model
+from .trust import corpus_error, widened
 
 DEFAULT_NODES = (4, 8, 16, 32)
 
@@ -26,8 +27,15 @@ ASSUMPTIONS = [
 
 
 def error_margin(validation: dict) -> tuple[float | None, str]:
-    """The +/- share for the intervals: the model's median absolute error reproducing the measured configurations
-    (each from the others), else its error predicting the largest size from smaller ones; None when neither exists."""
+    """The model's own +/- share: its median absolute error reproducing the measured configurations (each from the
+    others), else its error predicting the largest size from smaller ones; None when neither exists. The intervals
+    are at least the validation corpus's error for other hardware (model/trust.py), which `margin_from` says."""
+    own, said = _own_margin(validation)
+    err = corpus_error()
+    return own, (f"at least {err.words()}; the model's own: {said}" if err else said)
+
+
+def _own_margin(validation: dict) -> tuple[float | None, str]:
     for key, what in (("hardware", "reproducing each measured configuration from the others"),
                       ("size", "predicting the largest measured size from the smaller ones")):
         if validation.get(f"{key}_median_abs_error") is not None:
@@ -49,8 +57,10 @@ def _row(model: Model, job: str, opt, size: float, requests: dict, cloud: Cloud,
            "nodes": opt.nodes, "size_bytes": p.size_bytes, "seconds": p.seconds,
            "bottleneck": f"{worst['phase']}: {worst['bottleneck']}", "usd_per_job": cost.total_usd, "cost": cost.to_dict(),
            "usd_per_hour": opt.instance.usd_per_hour, "volume_gb_per_node": opt.volume_gb_per_node}
-    if margin is not None:
-        low, high = p.seconds * (1 - margin), p.seconds * (1 + margin)
+    own = [p.seconds * (1 - margin), p.seconds * (1 + margin)] if margin is not None else None
+    span = widened(p.seconds, own)  # (a cloud is other hardware: at least the corpus's error, model/trust.py)
+    if span:
+        low, high = span
         row.update(seconds_range=[low, high], usd_range=[price(max(low, 1e-3)).total_usd, price(high).total_usd])
     if opt.kind == STORE:
         row["requests"] = requests

@@ -101,7 +101,8 @@ def _row(a: Answer, price: float | None, years: float) -> dict:
     row = {"job": a.job, "hardware": a.hardware, "nodes": a.nodes, "size_bytes": a.size_bytes, "seconds": a.seconds,
            "overhead_s": a.overhead_s, "bottleneck": a.bottleneck, "phases": a.phases, "profile_of": a.profile_of,
            "calibrated_on": a.calibrated_on, "mb_s": a.size_bytes / 1e6 / a.seconds if a.seconds else None,
-           "cpu_borrowed": a.cpu_borrowed, "interval": a.interval, "method": a.method, "how": a.how}
+           "cpu_borrowed": a.cpu_borrowed, "interval": a.interval, "method": a.method, "how": a.how,
+           "interval_from": a.interval_from}
     if price:
         c = cost_per_job(a.seconds, price, years)
         row.update(price_usd=price, jobs_per_day=c.jobs_per_day, usd_per_job=c.usd_per_job)

@@ -18,8 +18,7 @@ def sections(ctx: ReportContext) -> list[Section]:
     if not cloud or not cloud.get("rows"):
         return []
     where = "; ".join(f"{c['name']} in {c['region']} (prices read {c['read']})" for c in cloud["clouds"])
-    margin = (f"Intervals: +/- {cloud['margin']:.0%}, {cloud['margin_from']}." if cloud.get("margin") is not None
-              else f"No intervals: {cloud['margin_from']}.")
+    margin = f"Intervals: {cloud['margin_from']}."
     estimated = [j for j, how in cloud["requests_from"].items() if how == "estimated"]
     requests = (f" Object-store requests of {', '.join(estimated)}: estimated from the bytes moved and S3A's default "
                 "split and part sizes (the runs recorded no S3A statistics)." if estimated else "")
