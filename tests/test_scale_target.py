@@ -146,22 +146,7 @@ def test_results_of_differing_targets_keep_the_largest_measured_and_say_why(tmp_
     assert text[0].startswith("size: the largest measured") and "--size to choose" in text[0]
 
 
-MY_CLUSTER = """
-name = "my-cluster"
-nodes = 10
-cores = 32
-memory = "256GB"
-network_gbps = 25
-replication = 3
-engine = "hadoop"
-cpu_model = "Xeon Platinum 8380"
-[data]
-drive = "hdd-7200"
-count = 12
-[intermediate]
-drive = "nvme-gen3"
-count = 2
-"""
+from test_scale_own_target import MY_CLUSTER  # (a user's cluster: 10 x 32 threads, 12 HDDs + 2 NVMe a node)
 
 
 def test_a_scale_target_of_the_users_own_file_is_advised_and_predicted_on_from_the_results(tmp_path):
