@@ -62,12 +62,11 @@ def answer(model: Model, studies: list[StoredStudy], job: str, hw: Hardware, siz
             if t:
                 pooled = (f" pooled with {', '.join(t.pooled)}'s (the same job on the same drives: no intermediate "
                           f"device of their own used)") if t.pooled else ""
-                return Answer(job, hw.name, hw.nodes, t.size_bytes, t.seconds, widened(t.seconds, list(t.interval)),
-                              SCALE,
+                return Answer(job, hw.name, hw.nodes, t.size_bytes, t.seconds, _scale_interval(stored, t), SCALE,
                               f"{t.runs} runs of {t.config}{pooled} ({t.interval_kind}), x {t.time_factor:,.0f} "
                               f"(k x the target's data per node / the model's)",
                               f"measured: {t.config}'s emulated drives (scale model)", pooled=t.pooled,
-                              config=t.config, interval_from=_far_words("its repeats"))
+                              config=t.config, interval_from=_far_words("its repeats") + _estimate_words(stored))
     if job not in model.overheads:
         return None
     return _resource(model, job, hw, size_bytes, error)
@@ -91,4 +90,23 @@ def _far_words(own: str) -> str:
     """What a prediction's interval to other hardware is: the corpus's error, or `own` where none is recorded."""
     err = corpus_error()
     return f"at least {err.words()}" if err else f"{own} only: no validation corpus error is recorded"
+
+
+def _estimate(stored: StoredStudy) -> dict | None:
+    return (stored.study.spec.get("scale") or {}).get("core_speed_estimate")
+
+
+def _scale_interval(stored: StoredStudy, t) -> list[float] | None:
+    """The scale model's interval: its repeats', widened to the corpus's error, and to the range an estimated
+    core_speed carries (a faster target core than estimated: less time there)."""
+    span = widened(t.seconds, list(t.interval))
+    e = _estimate(stored)
+    if e and span:
+        span = [min(span[0], t.seconds * e["core_speed"] / e["high"]), max(span[1], t.seconds * e["core_speed"] / e["low"])]
+    return span
+
+
+def _estimate_words(stored: StoredStudy) -> str:
+    e = _estimate(stored)
+    return (f", and the range of core_speed's ESTIMATE ({e['low']:.3g}-{e['high']:.3g}: scale/rate.py)" if e else "")
 
