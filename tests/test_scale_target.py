@@ -169,10 +169,10 @@ def test_a_scale_target_of_the_users_own_file_is_advised_and_predicted_on_from_t
     out = json.loads(tierbench_main("predict", folder, "--json", check=True).stdout)
     assert {p["hardware"] for p in out["predictions"]} == {"my-cluster"}
     assert {p["nodes"] for p in out["predictions"]} == {10}
-    assert all(p["seconds_low"] < p["seconds"] < p["seconds_high"] for p in out["predictions"])
-    # one answer (model/answer.py): the stated interval holds the estimate's range too
-    assert all(p["interval"][0] <= p["seconds_low"] and p["seconds_high"] <= p["interval"][1] for p in out["predictions"])
-    assert all("ESTIMATE" in p["interval_from"] for p in out["predictions"])
+    # the fixture's drives are SanDisk's, not this cluster's: no configuration models it, so the resource model
+    # answers, which uses no core_speed (a core there does what one here did): no estimate's range on its rows
+    assert {p["method"] for p in out["predictions"]} == {"resource model"}
+    assert not any("seconds_low" in p or "ESTIMATE" in p["interval_from"] for p in out["predictions"])
     assert out["size"]["core_speed_estimate"] == estimate and "ESTIMATE" in out["size"]["estimate_note"]
     text = tierbench_main("predict", folder, check=True).stdout.splitlines()
     assert text[1].startswith("core_speed ") and "is an ESTIMATE" in text[1]

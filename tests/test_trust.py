@@ -61,3 +61,18 @@ def test_a_scale_models_answer_at_its_target_is_at_least_the_corpus_error(tmp_pa
     for r in got["predictions"]:
         assert r["method"] == "scale model" and r["interval"][1] >= r["seconds"] * f * 0.999, r
         assert "validation corpus" in r["interval_from"]
+
+
+def test_an_estimated_core_speed_widens_the_scale_models_interval_by_its_range(tmp_path):
+    """One answer: where the scale model's core_speed was an ESTIMATE (scale/rate.py), its range is in the interval
+    every route states, not only in predict's printout."""
+    out = tmp_path / "r"
+    shutil.copytree(FIXTURES / "scale-model-results", out)
+    study = json.loads((out / "study.json").read_text())
+    study["spec"]["scale"]["core_speed_estimate"] = {"core_speed": 1.0, "low": 1 / 8, "high": 8.0, "k_low": 1 / 48, "k_high": 4 / 3,
+                                                     "source": "a test: x8 either way, past the corpus"}
+    (out / "study.json").write_text(json.dumps(study))
+    got = json.loads(tierbench_main("predict", out, "--hardware", "sandisk-all-hdd", "--json", check=True).stdout)
+    for r in got["predictions"]:
+        assert r["interval"] == pytest.approx([r["seconds"] / 8, r["seconds"] * 8]), r
+        assert "ESTIMATE" in r["interval_from"] and r["seconds_low"] == pytest.approx(r["seconds"] / 8)

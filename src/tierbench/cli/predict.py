@@ -116,6 +116,8 @@ def _estimated_range(out: dict, choice) -> None:
         return
     out["size"]["estimate_note"] = choice.estimate_note()
     for r in out["predictions"]:
+        if r.get("method") != "scale model":
+            continue  # (the resource model uses no core_speed: a core there does what one here did)
         r["seconds_low"] = r["seconds"] * e["core_speed"] / e["high"]  # (a faster target core: less time)
         r["seconds_high"] = r["seconds"] * e["core_speed"] / e["low"]
 
