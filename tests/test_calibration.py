@@ -360,7 +360,9 @@ def check_calibration(results: Path) -> None:
     fits, fit_device = _calibration_sorts(results / "calibration-fit")
     assert sorted(cal["fit_s"]) == pytest.approx(sorted(fits)) and len(fits) == FIT_REPEATS
     # the measurements the study took its k from, beside its runs.jsonl
-    assert json.loads((results / "calibration.json").read_text()) == {"runs_s": cal["runs_s"], "fit_s": cal["fit_s"]}
+    stored = json.loads((results / "calibration.json").read_text())
+    assert {k: stored[k] for k in ("runs_s", "fit_s")} == {"runs_s": cal["runs_s"], "fit_s": cal["fit_s"]}
+    assert stored["rate"]["rate_from"] == "published" and stored["rate"]["mb_s_per_thread"] == 4.26  # (where it came from)
     cores = os.cpu_count() or 1  # k = cores here / (12 there x core_speed), core_speed = 4.26 / the rate per core here
     first_k = cores / 12 * (scale["data_bytes"] / 1e6 / (sorted(sorts)[len(sorts) // 2] * cores)) / 4.26
     assert fit_device["profile"]["name"] == "sata-ssd-2014"

@@ -160,12 +160,12 @@ def test_an_up_refuses_while_another_tierbench_holds_the_device_and_two_at_once_
     (cache / "_locks").mkdir()
     lock = HeldLock(cache / "_locks" / "shared-name", "test").acquire()
     try:
-        one_error_line(tierbench("emulate", "up", "shared-name", "--size", "256MB", "--no-check"), "in use by another tierbench")
+        one_error_line(tierbench("emulate", "up", "shared-name", "--size", "256MiB", "--no-check"), "in use by another tierbench")
         assert not (cache / "shared-name").exists()
     finally:
         lock.release()
 
-    ups = [subprocess.Popen([sys.executable, "-m", "tierbench", "emulate", "up", "shared-name", "--size", "256MB",
+    ups = [subprocess.Popen([sys.executable, "-m", "tierbench", "emulate", "up", "shared-name", "--size", "256MiB",
                              "--no-check"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) for _ in range(2)]
     outs = [(p.wait(timeout=120), *p.communicate()) for p in ups]
     assert sorted(code for code, _, _ in outs) == [0, 2], outs
@@ -177,7 +177,7 @@ def test_an_up_refuses_while_another_tierbench_holds_the_device_and_two_at_once_
 @pytest.mark.e2e
 def test_an_up_killed_while_making_the_device_leaves_one_that_status_shows_and_down_removes(cache):
     image = cache / "killed-up" / "ram" / "disk.img"
-    up = subprocess.Popen([sys.executable, "-m", "tierbench", "emulate", "up", "killed-up", "--size", "256MB",
+    up = subprocess.Popen([sys.executable, "-m", "tierbench", "emulate", "up", "killed-up", "--size", "256MiB",
                            "--backing", "memory", "--no-check"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 60
     while not loops_on(image) and up.poll() is None and time.monotonic() < deadline:

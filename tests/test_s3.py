@@ -56,7 +56,7 @@ repeats = 1
 master = "local[2]"
 driver_memory = "1g"
 [storage.s3]
-data = {{ type = "s3", endpoint = "{endpoint}", bucket = "{bucket}", prefix = "bench", signing_algorithm = "AWS4UnsignedPayloadSignerType", readahead_range = "1MB", input_fadvise = "sequential" }}
+data = {{ type = "s3", endpoint = "{endpoint}", bucket = "{bucket}", prefix = "bench", signing_algorithm = "AWS4UnsignedPayloadSignerType", readahead_range = "1MiB", input_fadvise = "sequential" }}
 intermediate = ["{d}/tmp"]
 [storage.shared]
 data = {{ type = "shared", path = "{d}/shared" }}
@@ -143,7 +143,7 @@ intermediate = ["{d}/tmp-more"]
 data = {{ type = "shared", path = "{d}/shared-more" }}
 [[workloads]]
 name = "textgen"
-size = "2MB"
+size = "2MiB"
 plant = "XNEEDLEX"
 plant_every = 25
 [[workloads]]
@@ -153,7 +153,7 @@ name = "grep"
 pattern = "XNEEDLEX"
 [[workloads]]
 name = "datawrite"
-size = "3MB"
+size = "3MiB"
 files = 3
 [[workloads]]
 name = "copy"
@@ -303,7 +303,7 @@ def test_the_hadoop_engine_on_s3_sorts_through_s3as_magic_committer_and_runs_dfs
     more = DFSIO_SMALL + """
 [[workloads]]
 name = "textgen"
-size = "2MB"
+size = "2MiB"
 tasks = 2
 [[workloads]]
 name = "wordcount"
@@ -365,7 +365,7 @@ intermediate = ["{d}/tmp"]
 [[workloads]]
 name = "dfsio-write"
 files = 4
-file_size = "4MB"
+file_size = "4MiB"
 [[workloads]]
 name = "dfsio-read"
 """)

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from .errors import SpecError, UserError
 from .units import RULE, parse_size
 
-TB = 1 << 40  # sizes are read as tierbench reads every size: KB/MB/GB/TB are powers of 1024
+TB = 10**12  # sizes are read and shown as tierbench reads every size: KB/MB/GB/TB are powers of 1000 (units.py)
 
 
 @dataclass(frozen=True)
@@ -61,7 +61,7 @@ def _num(x: float) -> str:
 
 
 def size_text(n: float) -> str:
-    for unit, mult in (("TB", TB), ("GB", 1 << 30), ("MB", 1 << 20), ("KB", 1 << 10)):
+    for unit, mult in (("TB", TB), ("GB", 10**9), ("MB", 10**6), ("KB", 10**3)):
         if n >= mult:
             return f"{_num(n / mult)} {unit}"
     return f"{_num(n)} bytes"
@@ -169,9 +169,9 @@ NETWORK_GBPS = Bound(0.001, 10_000, "Gbit/s", positive=True)
 DRIVE_MB_S = Bound(0.1, 100_000, "MB/s", positive=True)
 DRIVE_IOPS = Bound(1, 1e8, "IOPS", positive=True)
 CPU_MB_S_PER_THREAD = Bound(0.01, 10_000, "MB/s", positive=True)  # a job's input per thread when CPU-bound
-NODE_MEMORY = Bound(1 << 20, 1024 * TB, size=True)
-DATA_SIZE = Bound(1 << 20, 10_000 * TB, size=True)  # a job's data: a predicted size, cost.target_size
-DRIVE_CAPACITY = Bound(1 << 20, 10_000 * TB, size=True)
+NODE_MEMORY = Bound(10**6, 1024 * TB, size=True)
+DATA_SIZE = Bound(10**6, 10_000 * TB, size=True)  # a job's data: a predicted size, cost.target_size
+DRIVE_CAPACITY = Bound(10**6, 10_000 * TB, size=True)
 
 # one machine's services, each a JVM or a daemon of its own
 PORT = Bound(1, 65535, "(a TCP port)", whole=True)
@@ -181,5 +181,5 @@ SPARK_WORKERS = Bound(1, 64, "Workers on this machine", whole=True)
 OSDS = Bound(1, 16, "OSDs on this machine", whole=True)  # as services/s3.py's topology checks
 GATEWAYS = Bound(1, 16, "radosgw instances", whole=True)
 # fio's blocks are 1 MiB; the top is only a sanity limit: whether the device can hold it is the free-space check's
-PROBE_SIZE = Bound(1 << 20, 1024 * TB, size=True)
-EMULATED_SIZE = Bound(256 << 20, 64 * TB, size=True)  # ext4 and the data at least (as a spec's emulate size); sparse
+PROBE_SIZE = Bound(10**6, 1024 * TB, size=True)
+EMULATED_SIZE = Bound(256 * 10**6, 64 * TB, size=True)  # ext4 and the data at least (as a spec's emulate size); sparse
