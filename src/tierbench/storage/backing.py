@@ -119,7 +119,12 @@ def run_tool(cmd: list[str], what: str) -> str:
 
 def machine_ceiling(root: Path, on_phase=print, backing: str = DISK) -> float:
     """MB/s of fsync'ed sequential writes (fio, once; cached): on this machine's disk under the cache dir, or, for
-    memory, through a scratch memory-backed loop device and its ext4, unthrottled."""
+    memory, through a scratch memory-backed loop device and its ext4, unthrottled. A cache dir on a tmpfs (a guest's)
+    holds disk-backed images as memory does, through a buffered loop device (_attach): measured as memory is."""
+    from ..sampling.devices import mount_of
+
+    if backing == DISK and mount_of(str(root)).get("fs_type") == "tmpfs":
+        backing = MEMORY
     cache = root / "ceiling.json"
     key = "write_mb_s" if backing == DISK else "memory_write_mb_s"
     known = cached_ceiling(cache, key)

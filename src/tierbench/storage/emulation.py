@@ -33,6 +33,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -318,9 +319,8 @@ def fio_check(dev: Device, seconds: int = 3, on_phase=print) -> dict:
                 Path("/proc/sys/vm/drop_caches").write_text("3\n")
             cmd = ["fio", "--name=tierbench-check", f"--directory={work}", f"--rw={rw}", "--bs=1M", f"--size={max(4, size // jobs)}M",
                    f"--numjobs={jobs}", "--group_reporting", "--ioengine=psync", "--direct=0", "--output-format=json", *(["--end_fsync=1"] if rw == "write" else [])]
-            procs = cgroups.current().io_procs()
-            out = processes.run(["sh", "-c", f'echo $$ > {procs} && exec "$@"', "fio", *cmd],
-                                 capture_output=True, text=True)
+            out = processes.run(["sh", "-c", f'echo $$ > {cgroups.current().io_procs()} && exec "$@"', "fio", *cmd],
+                                capture_output=True, text=True, die_with_parent=signal.SIGKILL)  # (else: a mount kept busy)
             if out.returncode != 0:
                 raise UserError(f"fio on {dev.mount} failed: {out.stderr.strip()[-300:]}")
             job = json.loads(out.stdout[out.stdout.index("{"):])["jobs"][0]
