@@ -134,3 +134,13 @@ def test_check_and_emulate_status_name_the_hierarchy_and_what_tierbench_can_do(t
     assert said[1].startswith("device emulation (emulate up, emulated studies): " + ("yes" if not h.why_no_io() else "no"))
     assert main(["emulate", "status"]) == 0
     assert capsys.readouterr().out.splitlines()[:3] == said[:3]
+
+
+def test_the_budgets_retry_line_names_the_hierarchy(monkeypatch, tmp_path):
+    from tierbench.study import failures
+
+    assert failures.budget_race_line() == (failures.BUDGET_RETRY_V2 if isinstance(cgroups.current(), CgroupV2)
+                                           else failures.BUDGET_RACE)
+    monkeypatch.setattr(cgroups, "_CURRENT", [detect(fake_cgroup2(tmp_path))])  # (a FAKE v2 machine)
+    assert "cgroup v2, whose budget never refuses a charge" in failures.budget_race_line()
+    assert "cgroup v1" not in failures.budget_race_line()
