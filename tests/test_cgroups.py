@@ -144,3 +144,17 @@ def test_the_budgets_retry_line_names_the_hierarchy(monkeypatch, tmp_path):
     monkeypatch.setattr(cgroups, "_CURRENT", [detect(fake_cgroup2(tmp_path))])  # (a FAKE v2 machine)
     assert "cgroup v2, whose budget never refuses a charge" in failures.budget_race_line()
     assert "cgroup v1" not in failures.budget_race_line()
+
+
+def test_v2_a_process_that_joined_the_throttled_group_goes_back_when_it_ends(tmp_path):
+    h = detect(fake_cgroup2(tmp_path))
+    (tmp_path / "user.slice").mkdir()
+    h.enter(os.getpid() + 1 << 22)  # (another process: joins, and nothing of this one's end is arranged)
+    assert not getattr(h, "_leaving", False)
+    h.enter(os.getpid())
+    assert (tmp_path / "tierbench" / "throttled" / "cgroup.procs").read_text() == f"{os.getpid()}\n"
+    assert h._leaving  # (atexit runs leave: here called as it would be)
+    (tmp_path / "tierbench" / "throttled" / "cgroup.procs").unlink()  # (a FAKE leaf: the kernel's empties itself)
+    (tmp_path / "tierbench" / "cgroup.subtree_control").unlink()
+    assert h.leave("/user.slice") == [str(tmp_path / "tierbench" / "throttled"), str(tmp_path / "tierbench")]
+    assert (tmp_path / "user.slice" / "cgroup.procs").read_text() == f"{os.getpid()}\n"

@@ -19,6 +19,7 @@ groups once they are empty and no limit of its is recorded (storage/throttle.py'
 leaves no `tierbench` group behind.
 """
 
+import atexit
 import os
 from pathlib import Path
 
@@ -74,6 +75,10 @@ class CgroupV1:
     def io_procs(self) -> Path:
         """The cgroup.procs a process joins to meet the limits (the root group: see the module's doc)."""
         return self.blkio / "cgroup.procs"
+
+    def enter(self, pid: int) -> None:
+        """A process into the group whose limits hold the emulated devices (its children are born in it)."""
+        self.io_procs().write_text(f"{pid}\n")
 
     def tidy(self, limits_recorded: bool) -> list[str]:
         return []  # (v1's limits live in the root group: no group of tierbench's holds them)
@@ -171,6 +176,26 @@ class CgroupV2(CgroupV1):
         leaf = self._ensure_top() / THROTTLED
         leaf.mkdir(exist_ok=True)
         return leaf / "cgroup.procs"
+
+    def enter(self, pid: int) -> None:
+        """As v1's; and this process, once it ends (atexit: a normal end, Ctrl-C or SIGTERM), back where it was, so
+        that tierbench's empty groups go with it (after a SIGKILL, the next `emulate status`, `up` or `down`)."""
+        if pid == os.getpid() and not getattr(self, "_leaving", False):
+            atexit.register(self.leave, self.memory_group_of(pid) or "/")
+            self._leaving = True
+        super().enter(pid)
+
+    def leave(self, origin: str) -> list[str]:
+        for back in dict.fromkeys((self.root / origin.lstrip("/"), self.root)):
+            try:
+                (back / "cgroup.procs").write_text(f"{os.getpid()}\n")
+                break
+            except OSError:
+                continue
+        try:
+            return self.tidy(limits_recorded=False)  # (the top group stays while io.max holds a device's limits)
+        except OSError:
+            return []
 
     def tidy(self, limits_recorded: bool) -> list[str]:
         """tierbench's empty groups removed (leaves first; the top one only when no limit of its is recorded:

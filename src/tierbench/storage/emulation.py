@@ -292,7 +292,7 @@ def enter_group(pid: int | None = None) -> None:
     """Place a process (default: this one) in the group whose limits hold the emulated devices: v1's root group (a
     process a service manager put in a child group would pass unthrottled), v2's tierbench/throttled (v2 charges a
     write to the group that dirtied the page); children inherit it."""
-    cgroups.current().io_procs().write_text(f"{pid or os.getpid()}\n")
+    cgroups.current().enter(pid or os.getpid())
 
 
 def device_of_path(path: str) -> Device | None:
