@@ -158,3 +158,16 @@ def test_v2_a_process_that_joined_the_throttled_group_goes_back_when_it_ends(tmp
     (tmp_path / "tierbench" / "cgroup.subtree_control").unlink()
     assert h.leave("/user.slice") == [str(tmp_path / "tierbench" / "throttled"), str(tmp_path / "tierbench")]
     assert (tmp_path / "user.slice" / "cgroup.procs").read_text() == f"{os.getpid()}\n"
+
+
+def test_v2_doubles_the_iops_floors_of_a_sequential_stream(monkeypatch, tmp_path):
+    from tierbench.storage.profiles import PROFILES, throttle_limits
+
+    hdd = PROFILES["hdd"].scaled(0.06)  # (12 MB/s: as the guest layer checks it)
+    monkeypatch.setattr(cgroups, "_CURRENT", [CgroupV1(tmp_path / "v1")])  # (a FAKE v1 machine)
+    v1 = throttle_limits(hdd)
+    monkeypatch.setattr(cgroups, "_CURRENT", [detect(fake_cgroup2(tmp_path / "v2"))])  # (a FAKE v2 machine)
+    v2 = throttle_limits(hdd)
+    assert (v1["read_iops"], v1["write_iops"]) == (2 * hdd.read_mb_s, 4 * hdd.write_mb_s)
+    assert (v2["read_iops"], v2["write_iops"]) == (4 * hdd.read_mb_s, 8 * hdd.write_mb_s)
+    assert v2["read_mb_s"] == v1["read_mb_s"] == hdd.read_mb_s
