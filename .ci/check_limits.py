@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""CI: after the e2e layer, the blkio throttle limits no device that is not an attached loop device.
+"""CI: after the e2e layer, the throttle (cgroup v1 blkio, v2 tierbench's io.max) limits no device that is not an
+attached loop device.
 
 Every limit tierbench writes is on a loop device of its own (an emulated device) and goes with it; a limit left on a
 detached /dev/loopN slows whatever disk is attached there next. This lists every major:minor in the root group's
@@ -11,6 +12,7 @@ import sys
 from pathlib import Path
 
 BLKIO = Path("/sys/fs/cgroup/blkio")
+IO_MAX = Path("/sys/fs/cgroup/tierbench/io.max")  # (v2: where tierbench writes its limits, storage/cgroups.py)
 LIMIT_FILES = ("read_bps_device", "write_bps_device", "read_iops_device", "write_iops_device")
 
 
@@ -29,6 +31,21 @@ def limited(blkio: Path) -> dict:
     return found
 
 
+def limited_v2(io_max: Path) -> dict:
+    """major:minor -> its io.max settings that are a limit (not "max")."""
+    try:
+        lines = io_max.read_text().splitlines()
+    except OSError:
+        return {}
+    found = {}
+    for line in lines:
+        device, *settings = line.split()
+        held = [s for s in settings if not s.endswith("=max")]
+        if held:
+            found[device] = held
+    return found
+
+
 def attached_loop(major_minor: str) -> bool:
     try:
         return bool(Path(f"/sys/dev/block/{major_minor}/loop/backing_file").read_text().strip())
@@ -37,14 +54,16 @@ def attached_loop(major_minor: str) -> bool:
 
 
 def main() -> int:
-    if not (BLKIO / "blkio.throttle.read_bps_device").exists():
+    v2 = Path("/sys/fs/cgroup/cgroup.controllers").exists()
+    if not v2 and not (BLKIO / "blkio.throttle.read_bps_device").exists():
         print(f"check_limits: no cgroup-v1 blkio throttle at {BLKIO}: nothing to check")
         return 0
-    left = {mm: where for mm, where in limited(BLKIO).items() if not attached_loop(mm)}
+    found = limited_v2(IO_MAX) if v2 else limited(BLKIO)
+    left = {mm: where for mm, where in found.items() if not attached_loop(mm)}
     for mm, where in sorted(left.items()):
         print(f"check_limits: {mm} is limited ({', '.join(where)}) but is not an attached loop device")
     if left:
-        print(f"check_limits: {len(left)} device(s) left throttled in {BLKIO}")
+        print(f"check_limits: {len(left)} device(s) left throttled in {IO_MAX if v2 else BLKIO}")
         return 1
     print("check_limits: no limit on a device that is not an attached loop device")
     return 0

@@ -11,7 +11,8 @@ pages, the open-file limit, the CPU governor, noatime on the data mounts, the da
 readahead and 4K alignment, and (when a study moves data between hosts) NIC speed and MTU. With a SPEC: its data
 and intermediate directories, here and on every [cluster] node (over ssh). Nothing is changed: each check says
 pass, warn or fail with the value found and its fix (n/a: not reported). A study runs the same check when it
-starts and shows it in its report. Exit status 1 when a check fails."""
+starts and shows it in its report. Exit status 1 when a check fails. Last, the cgroup hierarchy (v1 or v2) and
+controllers this machine has, and what tierbench can do with them (device emulation, the scale model's budget)."""
 
 EPILOG = """\
 examples:
@@ -45,6 +46,9 @@ def run(args) -> int:
         import os
 
         result = check_nodes(args.dir or [os.getcwd()])
+    from ..storage.cgroups import describe
+
+    result["cgroups"] = describe()
     if args.json:
         print(json.dumps(result, indent=2))
     else:
@@ -63,5 +67,7 @@ def print_checks(result: dict, out=None) -> None:  # None: print's sys.stdout as
             print(f"  {ICONS[c['status']]} {c['status']:<4} {c['name']}{where}: {c['found']}", file=out)
             if c["fix"]:
                 print(f"         fix: {c['fix']}", file=out)
+    for line in result.get("cgroups", ()):
+        print(line, file=out)
     s = result["summary"]
     print(f"{s['pass']} pass, {s['warn']} warn, {s['fail']} fail, {s['n/a']} n/a", file=out)

@@ -5,9 +5,9 @@ from ..errors import UserError
 
 DESCRIPTION = """\
 An emulated device is a loop device on a sparse file (ext4, mounted under tierbench's cache folder) throttled
-to a profile's MB/s and IOPS by cgroup v1 blkio limits. Put a study's directories on its mount point to compare
-HDD, hybrid and SSD configurations on one machine. Needs root and the cgroup v1 blkio controller. Profiles are
-data-sheet figures scaled by one factor to this machine's disk, so their ratios hold. More: docs/emulation.md.
+to a profile's MB/s and IOPS by cgroup limits (v1 blkio, v2 io.max). Put a study's directories on its mount point
+to compare HDD, hybrid and SSD configurations on one machine. Needs root, cgroup v1 blkio or v2 io. Profiles:
+data-sheet figures scaled by one factor to this machine's disk (ratios hold). More: docs/emulation.md.
 
 profiles (before scaling):
   hdd       7,200 rpm HDD: ~200 MB/s, ~180 IOPS
@@ -55,6 +55,9 @@ def run(args) -> int:
     from ..storage import emulation as em
 
     if args.action == "status":
+        from ..storage.cgroups import describe
+
+        print("\n".join(describe()))
         em.clear_leftovers(say=lambda t: print(f"tierbench: {t}"))
         devs = em.devices()
         for d in devs:

@@ -1,5 +1,5 @@
 """tierbench quickstart: the built-in quick study: on emulated HDD and SSD devices where this machine can emulate
-them (root, cgroup-v1 blkio), else on local directories under --out."""
+them (root; cgroup v1 blkio and memory, or v2 io and memory), else on local directories under --out."""
 
 import sys
 import tomllib
@@ -16,8 +16,9 @@ The SanDisk 2014 TeraSort study (TeraGen + TeraSort of 1 TB on six nodes) as a s
 all-HDD vs. HDDs with an SSD for intermediate data vs. all-SSD, on emulated 2014 drives sized by this
 machine's measured TeraSort rate, 3 repeats (docs/scale-model.md).
 
-Takes about 6 minutes on 2 cores. Needs root and the cgroup v1 blkio and memory controllers; without them (or
-with --local) it says why and runs a shorter study on local directories under --out: one directory for
+Takes about 6 minutes on 2 cores. Needs root and the cgroup v1 blkio and memory controllers, or cgroup v2's io and
+memory; without them (or with --local) it says why and runs a shorter study on local directories under --out: one
+directory for
 everything vs. separate data and intermediate directories, DFSIO and TeraGen/Sort/Validate, 2 repeats.
 
 At the end it prints where report.html, report.md and the runs (runs.jsonl) are."""
@@ -41,18 +42,30 @@ def add_parser(subparsers):
     return q
 
 
+LOCAL_STUDY = "the local-directories study (one directory vs. separate data and intermediate directories)"
+
+
 def choose(local: bool) -> str:
-    """The built-in spec for this machine, saying why when it cannot emulate devices."""
+    """The built-in spec for this machine, said in one line with why (what it can emulate, or why it cannot)."""
     from ..errors import UserError
+    from ..scale.memory_budget import can_budget
+    from ..storage.cgroups import current
     from ..storage.emulation import check_can_emulate
 
     if local:
+        print(f"tierbench: the quickstart runs {LOCAL_STUDY}: --local asks for it", file=sys.stderr)
         return LOCAL
     try:
         check_can_emulate()
+        why = can_budget()
+        if why:
+            raise UserError(f"the scale model's {why.removeprefix('a ')}")
     except UserError as e:
-        print(f"tierbench: the quickstart runs on local directories: {e}", file=sys.stderr)
+        print(f"tierbench: the quickstart runs {LOCAL_STUDY}: {e}", file=sys.stderr)
         return LOCAL
+    h = current()
+    print(f"tierbench: the quickstart runs the scale model study on emulated HDD and SSD devices: this machine has "
+          f"root and {h.name} with {'blkio' if h.io_name == 'blkio' else 'io'} and memory", file=sys.stderr)
     return EMULATED
 
 

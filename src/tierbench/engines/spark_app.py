@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Callable
 
 from .. import processes
+from ..errors import UserError
 from ..redaction import MaskedLog, mask, redact
 from ..toolchain import pid_alive
 from .base import EngineError
@@ -27,6 +28,16 @@ def start_timeout_s() -> float:
         return max(0.01, float(os.environ.get(START_TIMEOUT_ENV, START_TIMEOUT_S)))
     except ValueError:
         return START_TIMEOUT_S
+
+
+class SparkStartError(EngineError, UserError):
+    """The application's JVM did not start (slow machine, its gateway port refused): an engine failure for the study
+    (which records it as it does any), and one line with what to try wherever it reaches the CLI, never a traceback."""
+
+
+def start_failed(why: str) -> SparkStartError:
+    return SparkStartError(f"{why}; try again on a less busy machine, or allow the JVM longer to start with "
+                           f"{START_TIMEOUT_ENV}=SECONDS (now {start_timeout_s():g} s)")
 
 
 class SparkApp:
@@ -57,10 +68,15 @@ class SparkApp:
                 confine(self.proc.pid)
             self._send({"conf": conf})
             ready = self._ready(start_timeout_s())
+            self.spark_version = ready["spark_version"]
+        except (EngineError, KeyError, TypeError) as e:  # (died starting: its gateway refused; or no "ready" said)
+            self._abandon()
+            why = e if isinstance(e, EngineError) else "its worker did not say it was ready"
+            raise e if isinstance(e, SparkStartError) else start_failed(f"the Spark application did not start: {why}") \
+                from None
         except BaseException:  # (not started, or interrupted while starting: nothing of it left running)
             self._abandon()
             raise
-        self.spark_version = ready["spark_version"]
         self.full_conf = redact(ready["conf"])
         from ..sampling.procfs import descendants
 
@@ -70,10 +86,8 @@ class SparkApp:
         """The worker's "ready" (its JVM up, the SparkContext made), or one line saying it did not come in time."""
         readable, _, _ = select.select([self.proc.stdout], [], [], timeout_s)
         if not readable:
-            raise EngineError(
-                f"the Spark application did not start within {timeout_s:g} s (its JVM is slow to start on a busy "
-                f"machine, or could not open its gateway port: see {self.log_path}); try again, or allow it longer "
-                f"with {START_TIMEOUT_ENV}=SECONDS")
+            raise start_failed(f"the Spark application did not start within {timeout_s:g} s (its JVM is slow to start "
+                               f"on a busy machine, or could not open its gateway port: see {self.log_path})")
         return self._next_event()
 
     def _abandon(self) -> None:

@@ -1,4 +1,4 @@
-"""The scale model's page cache budget, enforced on the engine's processes (cgroup v1 memory controller, as root).
+"""The scale model's page cache budget, enforced on the engine's processes (a memory cgroup, v1 or v2, as root).
 
 A target node with 167 GB of data and 10 GB of free memory reads its shuffle back from its drives; a model
 with 256 MB of data on a 24 GB machine would read it from memory. So the engine's processes run in a memory
@@ -14,6 +14,10 @@ processes the engines start are moved into it (and back where they were after it
 Workers the study restarted outlive it). Each run records the budget and the page cache the group held at most
 (`memory_budget` in runs.jsonl), and what of the engine's processes it did not hold (`not_covering`: executors of
 a cluster the study did not start): the budget measured to hold, or not.
+
+The hierarchy's own files are storage/cgroups.py's: v1 memory.limit_in_bytes with the OOM killer off, v2 memory.high
+(reclaim and wait above it, never an OOM kill) on a group inside tierbench's, so that the engine's processes also meet
+the emulated devices' io.max there.
 """
 
 import os
@@ -24,9 +28,10 @@ from pathlib import Path
 
 from ..errors import UserError
 from ..following import Following
+from ..storage import cgroups
 from .constants import value
 
-MEMORY = Path("/sys/fs/cgroup/memory")
+MEMORY = cgroups.ROOT / "memory"  # (v1's; the hierarchy in use is cgroups.current())
 POLL_S = value("memory_budget.POLL_S")
 RELEASE_TRIES = 10  # removing the group at the study's end, 0.1 s apart
 # what a JVM may allocate between two polls before its page cache is taken back: the limit follows the
@@ -49,17 +54,12 @@ def can_budget() -> str | None:
     """None when this machine can enforce a budget, else why not."""
     if os.geteuid() != 0:
         return "a page cache budget needs root (a memory cgroup)"
-    if not (MEMORY / "memory.limit_in_bytes").exists():
-        return f"a page cache budget needs the cgroup-v1 memory controller ({MEMORY}), which this machine does not have"
-    return None
+    why = cgroups.current().why_no_memory()
+    return f"a page cache budget {why}" if why else None
 
 
 def _stat(group: Path) -> dict[str, int]:
-    out = {}
-    for line in (group / "memory.stat").read_text().splitlines():
-        k, _, v = line.partition(" ")
-        out[k] = int(v)
-    return out
+    return cgroups.current().memory_stat(group)
 
 
 def clean_cache(st: dict[str, int]) -> int:
@@ -87,7 +87,8 @@ class MemoryBudget(Following):
     def __init__(self, study: str, budget_bytes: int):
         super().__init__()
         self.budget = budget_bytes
-        self.group = MEMORY / f"tierbench-{study}-{os.getpid()}"
+        self.name = f"tierbench-{study}-{os.getpid()}"
+        self.group = cgroups.current().memory_parent() / self.name
         self._lock = threading.Lock()
         # every poll of the current run: the page cache the group held when it came, and what it left the group
         self._found: list[int] = []
@@ -99,10 +100,8 @@ class MemoryBudget(Following):
         why = can_budget()
         if why:
             raise UserError(why)
-        remove_stale_groups()
-        self.group.mkdir(exist_ok=False)  # a name of ours alone: refuse to adopt a group that exists
-        # a process that meets the limit between two polls waits for the next one to raise it: never an OOM kill
-        (self.group / "memory.oom_control").write_text("1\n")
+        remove_stale_groups(cgroups.current().memory_parent())
+        self.group = cgroups.current().make_memory_group(self.name)  # a process over the limit waits: never OOM-killed
         self._start_following()
         return self
 
@@ -175,7 +174,7 @@ class MemoryBudget(Following):
             inside = sorted((Path(d) for d, _, _ in os.walk(self.group)), key=lambda g: len(g.parts), reverse=True)
             for group in inside:
                 self._move_out(group)
-                for step in (lambda: (group / "memory.force_empty").write_text("0\n"), group.rmdir):
+                for step in (lambda: cgroups.current().empty_memory(group), group.rmdir):
                     try:
                         step()
                     except OSError:
@@ -192,7 +191,8 @@ class MemoryBudget(Following):
         except OSError:
             return
         for pid in pids:
-            for back in dict.fromkeys((MEMORY / self._origins.get(pid, "").lstrip("/"), MEMORY)):
+            home = cgroups.current().memory_home()
+            for back in dict.fromkeys((home / self._origins.get(pid, "").lstrip("/"), home)):
                 try:
                     (back / "cgroup.procs").write_text(f"{pid}\n")
                     break
@@ -201,7 +201,7 @@ class MemoryBudget(Following):
 
 
 def _write_limit(group: Path, limit: int) -> None:
-    (group / "memory.limit_in_bytes").write_text(f"{limit}\n")
+    cgroups.current().set_memory_limit(group, limit)
 
 
 def remove_stale_groups(memory: Path = MEMORY) -> list[str]:
@@ -222,13 +222,5 @@ def remove_stale_groups(memory: Path = MEMORY) -> list[str]:
 
 
 def _memory_group_of(pid: int) -> str | None:
-    """The memory cgroup a process is in (its path under MEMORY), from /proc/<pid>/cgroup."""
-    try:
-        lines = Path(f"/proc/{pid}/cgroup").read_text().splitlines()
-    except OSError:
-        return None
-    for line in lines:
-        _, controllers, path = line.split(":", 2)
-        if "memory" in controllers.split(","):
-            return path
-    return None
+    """The memory cgroup a process is in (its path under the hierarchy's memory root), from /proc/<pid>/cgroup."""
+    return cgroups.current().memory_group_of(pid)

@@ -1,10 +1,9 @@
 """Emulated devices: storage of a known shape (an HDD, a SATA SSD, an NVMe SSD) on any machine, as root.
 
 A device is a sparse file under tierbench's cache dir (`emulate/NAME/disk.img`), attached as a loop device,
-formatted ext4 and mounted `noatime` at `emulate/NAME/mnt`. The cgroup-v1 blkio controller's root group
-throttles each emulated device to its profile (sequential MB/s and IOPS, read and write); a study whose
-directories lie on emulated devices places itself in the root group (where it usually is already), so its
-engine's processes (children) meet the limits.
+formatted ext4 and mounted `noatime` at `emulate/NAME/mnt`. The cgroup throttle (v1 blkio's root group, v2 io.max
+on tierbench's group: storage/cgroups.py) holds each device to its profile (sequential MB/s and IOPS, read and
+write); a study on emulated devices joins the group the limits hold (`enter_group`), and so do its engine's processes.
 
 Why the root group, measured on these machines (kernel 6.x, cgroup v1): a group's limits hold only its own
 processes' requests, and v1 groups are not hierarchical. The kernel's writeback runs in the root group: with
@@ -34,6 +33,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import time
@@ -46,16 +46,15 @@ from ..locks import HeldLock
 from ..ownership import check_name, remove_owned_root, valid_name
 from ..toolchain import cache_dir
 from ..units import MB, format_size
-from . import throttle
 from .backing import (BACKINGS, DISK, MEMORY, check_room, choose, format_and_mount, image_path, loops_holding,
                       make_image, release_image)
 from .backing import machine_ceiling as backing_ceiling
 from .profiles import (FIGURES, HEADROOM, PROFILES, Profile, custom_profile, read_iops_limit,  # noqa: F401 (theirs)
                        scale_factor, stored_limits, throttle_limits)
-from .throttle import BLKIO, Ledger
+from . import cgroups, throttle
+from .throttle import BLKIO, Ledger  # noqa: F401 (BLKIO: v1's, the e2e tests read its files)
 
-MiB = 1 << 20
-LEDGER_FILE = "limits.json"  # the record of the limits tierbench wrote (throttle.py)
+MiB, LEDGER_FILE = 1 << 20, "limits.json"  # (the record of the limits tierbench wrote: throttle.py)
 
 
 def root_dir() -> Path:
@@ -65,10 +64,10 @@ def root_dir() -> Path:
 def check_can_emulate() -> None:
     """One clear line when this machine cannot emulate devices."""
     if os.geteuid() != 0:
-        raise UserError("device emulation needs root (loop devices, mount and the blkio cgroup): run as root")
-    if not (BLKIO / "blkio.throttle.read_bps_device").exists():
-        raise UserError(f"device emulation needs the cgroup-v1 blkio controller ({BLKIO}/blkio.throttle.*), which "
-                        "this machine does not have (cgroup v2 io.max is not supported yet)")
+        raise UserError("device emulation needs root (loop devices, mount and a cgroup's device limits): run as root")
+    why = cgroups.current().why_no_io()
+    if why:
+        raise UserError(f"device emulation {why}")
     for tool in ("losetup", "mkfs.ext4", "mount", "umount", "fio"):
         if not shutil.which(tool):
             raise UserError(f"device emulation needs {tool}: install it (Debian: util-linux, e2fsprogs, mount, fio)")
@@ -285,12 +284,14 @@ def _take_down(dev: Device) -> None:
         raise UserError(f"{dev.mount} is still mounted; unmount it, then tierbench emulate down {dev.name}")
     release_image(home, dev.backing)  # (refuses, so nothing is deleted, while the tmpfs stays mounted)
     remove_owned_root(home, STATE_FILE)  # ours alone: the image, the mount point, the state
+    throttle.tidy(_ledger())  # (v2: tierbench's group, once no device's limits are left in it)
 
 
 def enter_group(pid: int | None = None) -> None:
-    """Place a process (default: this one) in the group whose limits hold the emulated devices: the root
-    group (a process a service manager put in a child group would pass unthrottled); children inherit it."""
-    (BLKIO / "cgroup.procs").write_text(f"{pid or os.getpid()}\n")
+    """Place a process (default: this one) in the group whose limits hold the emulated devices: v1's root group (a
+    process a service manager put in a child group would pass unthrottled), v2's tierbench/throttled (v2 charges a
+    write to the group that dirtied the page); children inherit it."""
+    cgroups.current().enter(pid or os.getpid())
 
 
 def device_of_path(path: str) -> Device | None:
@@ -305,9 +306,10 @@ def fio_check(dev: Device, seconds: int = 3, on_phase=print) -> dict:
     work.mkdir(exist_ok=True)
     # `seconds` at the profile's pace, but never more than 40% of the device (a fast nvme of 1 GB would fill up)
     size = max(16, min(int(min(dev.profile.write_mb_s, dev.profile.read_mb_s) * seconds), int(0.4 * dev.size_bytes / MiB)))
-    # several streams over memory: the throttle holds each request until its budget has come, so one synchronous
-    # stream of 1 MiB reads met 400-490 MB/s of a 700 MB/s limit, four 774 (measured; a study's tasks are many)
-    jobs = 4 if dev.backing == MEMORY else 1
+    # several streams where the loop device is buffered (memory, a tmpfs image: backing.py): the throttle holds each
+    # request until its budget has come, so one stream of 1 MiB reads met 400-490 MB/s of a 700 MB/s limit, four 774
+    dio = Path(f"/sys/block/{Path(dev.loop).name}/loop/dio")
+    jobs = 4 if dev.backing == MEMORY or dio.read_text().strip() == "0" else 1
     results = {}
     try:
         for rw, key in (("write", "write_mb_s"), ("read", "read_mb_s")):
@@ -317,8 +319,8 @@ def fio_check(dev: Device, seconds: int = 3, on_phase=print) -> dict:
                 Path("/proc/sys/vm/drop_caches").write_text("3\n")
             cmd = ["fio", "--name=tierbench-check", f"--directory={work}", f"--rw={rw}", "--bs=1M", f"--size={max(4, size // jobs)}M",
                    f"--numjobs={jobs}", "--group_reporting", "--ioengine=psync", "--direct=0", "--output-format=json", *(["--end_fsync=1"] if rw == "write" else [])]
-            out = processes.run(["sh", "-c", f'echo $$ > {BLKIO}/cgroup.procs && exec "$@"', "fio", *cmd],
-                                 capture_output=True, text=True)
+            out = processes.run(["sh", "-c", f'echo $$ > {cgroups.current().io_procs()} && exec "$@"', "fio", *cmd],
+                                capture_output=True, text=True, die_with_parent=signal.SIGKILL)  # (else: a mount kept busy)
             if out.returncode != 0:
                 raise UserError(f"fio on {dev.mount} failed: {out.stderr.strip()[-300:]}")
             job = json.loads(out.stdout[out.stdout.index("{"):])["jobs"][0]
@@ -380,7 +382,6 @@ def _bring_up_one(e: dict, on_phase) -> bool:
 
 def memory_backed_bytes() -> int:
     return sum(d.size_bytes for d in devices() if d.backing == MEMORY)
-
 
 def devices_under(paths) -> list[Device]:
     """The emulated devices that hold any of these directories."""

@@ -1,8 +1,10 @@
-"""The blkio throttle's limits tierbench writes, and its record of them, so that it leaves the machine as found.
+"""The device limits tierbench writes (cgroup v1 blkio or v2 io.max: storage/cgroups.py), and its record of them, so
+that it leaves the machine as found.
 
-The limits live in the root group's blkio.throttle.*_device files, one rule per device (major:minor), and stay
-there when the loop device is detached: blkio accepts a limit for a detached /dev/loopN too, and the next disk
-someone attaches there meets it (measured on 9a95184: 71 MB/s instead of 2.2 GB/s). So:
+The limits live in the blkio root group's blkio.throttle.*_device files (v1) or tierbench's own group's io.max (v2),
+one rule per device (major:minor), and stay there when the loop device is detached: blkio accepts a limit for a
+detached /dev/loopN too, and the next disk someone attaches there meets it (measured on 9a95184: 71 MB/s instead of
+2.2 GB/s). So:
 
 - a limit is written only for a loop device that holds the image of the tierbench device it was written for
   (`set_limits`: the study's shared-time controller may outlive a device by a tick, and must not reach another's);
@@ -21,28 +23,15 @@ from pathlib import Path
 from ..errors import UserError
 from ..safefiles import open_fd
 from ..units import MB
+from . import cgroups
+from .cgroups import LIMIT_KEYS as LIMIT_FILES
 
-BLKIO = Path("/sys/fs/cgroup/blkio")
-LIMIT_FILES = ("read_bps_device", "write_bps_device", "read_iops_device", "write_iops_device")
-
-
-def limit_file(key: str) -> Path:
-    return BLKIO / f"blkio.throttle.{key}"
+BLKIO = cgroups.ROOT / "blkio"  # (v1's; where v1 keeps the limits: cgroups.CgroupV1)
 
 
 def listed() -> set[str]:
-    """The major:minor of every device the root group's throttle holds to a limit."""
-    found = set()
-    for key in LIMIT_FILES:
-        try:
-            text = limit_file(key).read_text()
-        except OSError:
-            continue
-        for line in text.splitlines():
-            parts = line.split()
-            if len(parts) == 2 and parts[1] != "0":
-                found.add(parts[0])
-    return found
+    """The major:minor of every device the throttle holds to a limit (v1: the root group's; v2: tierbench's group's)."""
+    return cgroups.current().io_limited()
 
 
 def backing_file(major_minor: str) -> str | None:
@@ -72,8 +61,7 @@ def limit_values(applied: dict) -> dict[str, int]:
 
 
 def write_raw(major_minor: str, values: dict[str, int]) -> None:
-    for key, value in values.items():
-        limit_file(key).write_text(f"{major_minor} {value}\n")
+    cgroups.current().write_io(major_minor, values)
 
 
 def clear(major_minor: str) -> None:
@@ -85,8 +73,10 @@ def check_cleared(major_minor: str) -> None:
     if major_minor in listed():
         clear(major_minor)
     if major_minor in listed():
-        raise UserError(f"the blkio limits of {major_minor} are still listed in {BLKIO}/blkio.throttle.*_device after "
-                        f"clearing them; clear them yourself: echo '{major_minor} 0' > each file")
+        h = cgroups.current()
+        raise UserError(f"the {h.io_name} limits of {major_minor} are still listed in {h.io_where()} after clearing "
+                        f"them; clear them yourself (v1: echo '{major_minor} 0' > each file; v2: echo "
+                        f"'{major_minor} rbps=max wbps=max riops=max wiops=max' > io.max)")
 
 
 def boot_id() -> str:
@@ -160,7 +150,8 @@ def clear_leftovers(ledger: Ledger, say=print, only: set[str] | None = None, rep
     """Clear the limits tierbench wrote for devices no loop device holds any more (its records of them dropped),
     one line saying so; one line naming limits on devices it has no record of, left untouched (unless asked not
     to, or when only some devices are looked at). The major:minors cleared."""
-    if not BLKIO.is_dir() or os.geteuid() != 0:
+    h = cgroups.current()
+    if h.why_no_io() is not None or os.geteuid() != 0:
         return []
     limited, cleared = listed(), []
     for major_minor, owner in ledger.entries().items():
@@ -172,11 +163,20 @@ def clear_leftovers(ledger: Ledger, say=print, only: set[str] | None = None, rep
             cleared.append(f"{major_minor} ({owner.get('device', '?')})")
         ledger.forget(major_minor, owner["image"])
     if cleared:
-        say(f"cleared tierbench's own blkio limits left on {', '.join(cleared)}: no emulated device holds them any more")
+        say(f"cleared tierbench's own {h.io_name} limits left on {', '.join(cleared)}: no emulated device holds them any more")
     if only is None and report_others:
         recorded = ledger.entries()
         foreign = sorted(mm for mm in limited if mm not in recorded and mm not in {c.split()[0] for c in cleared})
         if foreign:
-            say(f"blkio limits on {', '.join(foreign)} were not written by tierbench (none in its record): left as "
+            say(f"{h.io_name} limits on {', '.join(foreign)} were not written by tierbench (none in its record): left as "
                 "they are")
+    tidy(ledger)
     return [c.split()[0] for c in cleared]
+
+
+def tidy(ledger: Ledger) -> list[str]:
+    """tierbench's empty cgroups removed (v2: its group goes once no limit of its is recorded; v1 has none)."""
+    try:
+        return cgroups.current().tidy(limits_recorded=bool(ledger.entries()))
+    except OSError:
+        return []

@@ -9,9 +9,19 @@ MAX_SAME_FAILURES = 3  # runs in a row failing with the same cause stop the stud
 # thread's stack ("Native memory allocation (mmap) failed", TestDFSIO) or a file's lookup failing as "does not
 # exist" (TeraValidate, a file TeraSort had written) when the tasks' buffers were allocated at once. The limit
 # leaves a heap room to grow between polls since 2026-11-27 (ANON_ROOM); a run that still fails under the budget is
-# recorded and run once more; a job that really fails fails twice.
+# recorded and run once more; a job that really fails fails twice. cgroup v2's budget is memory.high, which makes a
+# charge above it wait for reclaim and never fails it (storage/cgroups.py): there, a run that fails is run once more
+# all the same (it costs a run), but the line does not blame the budget.
 BUDGET_RACE = ("failed under the page cache budget, whose group can refuse the kernel's own allocations between two "
                "of its polls (cgroup v1): run once more")
+BUDGET_RETRY_V2 = "failed under the page cache budget (cgroup v2, whose budget never refuses a charge): run once more"
+
+
+def budget_race_line() -> str:
+    """What the runner says of a run it runs once more under the budget, on this machine's hierarchy."""
+    from ..storage.cgroups import CgroupV2, current
+
+    return BUDGET_RETRY_V2 if isinstance(current(), CgroupV2) else BUDGET_RACE
 
 
 # a failure that says its cause: a full disk is no budget's race, and running it once more would fail the same way

@@ -15,7 +15,7 @@ from ..store import ResultsDir, latest_ok
 from . import devices
 from .config_commands import ConfigBlocks, run_skipped_teardown
 from .context import RunContext, no_step_watcher
-from .failures import BUDGET_RACE, MAX_SAME_FAILURES, FailureStreak, retry_under_budget
+from .failures import MAX_SAME_FAILURES, FailureStreak, budget_race_line, retry_under_budget
 from .hooks import StudyState, first, stacked
 from .host_memory import reporting_off_for
 from .inputs import inputs_kept
@@ -104,7 +104,7 @@ class StudyRunner:
                     setup = blocks.enter(planned, engines)
                     record = RunLifecycle(context, planned, engines[planned.engine], done, setup=setup).execute()
                     if budget is not None and retry_under_budget(record):
-                        progress.info(f"  FAILED {planned.key}: {BUDGET_RACE}")  # (the bar counts the run once)
+                        progress.info(f"  FAILED {planned.key}: {budget_race_line()}")  # (the bar counts the run once)
                         record = RunLifecycle(context, planned, engines[planned.engine], done, setup=setup).execute()
                     all_ok = all_ok and record["status"] == "ok"
                     progress.finished(planned.key, record["status"], record["wall_s"],
