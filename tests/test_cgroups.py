@@ -160,7 +160,7 @@ def test_v2_a_process_that_joined_the_throttled_group_goes_back_when_it_ends(tmp
     assert (tmp_path / "user.slice" / "cgroup.procs").read_text() == f"{os.getpid()}\n"
 
 
-def test_v2_doubles_the_iops_floors_of_a_sequential_stream(monkeypatch, tmp_path):
+def test_v2_raises_the_iops_floors_of_a_sequential_stream_eightfold(monkeypatch, tmp_path):
     from tierbench.storage.profiles import PROFILES, throttle_limits
 
     hdd = PROFILES["hdd"].scaled(0.06)  # (12 MB/s: as the guest layer checks it)
@@ -169,5 +169,5 @@ def test_v2_doubles_the_iops_floors_of_a_sequential_stream(monkeypatch, tmp_path
     monkeypatch.setattr(cgroups, "_CURRENT", [detect(fake_cgroup2(tmp_path / "v2"))])  # (a FAKE v2 machine)
     v2 = throttle_limits(hdd)
     assert (v1["read_iops"], v1["write_iops"]) == (2 * hdd.read_mb_s, 4 * hdd.write_mb_s)
-    assert (v2["read_iops"], v2["write_iops"]) == (4 * hdd.read_mb_s, 8 * hdd.write_mb_s)
+    assert (v2["read_iops"], v2["write_iops"]) == (16 * hdd.read_mb_s, 32 * hdd.write_mb_s)
     assert v2["read_mb_s"] == v1["read_mb_s"] == hdd.read_mb_s

@@ -21,6 +21,7 @@ leaves no `tierbench` group behind.
 
 import atexit
 import os
+import time
 from pathlib import Path
 
 ROOT = Path("/sys/fs/cgroup")
@@ -205,7 +206,7 @@ class CgroupV2(CgroupV1):
         removed = []
         for group in [p for p in self.top.iterdir() if p.is_dir()]:
             if group.name == THROTTLED or _dead_owner(group.name):
-                removed += [str(group)] if _rmdir(group) else []
+                removed += [str(group)] if _rmdir(_drained(group)) else []
         if not limits_recorded and not self.io_limited() and _rmdir(self.top):
             removed.append(str(self.top))
         return removed
@@ -251,6 +252,22 @@ def _enable(group: Path, controllers: tuple[str, ...]) -> None:
     missing = [c for c in controllers if c not in have]
     if missing:
         control.write_text(" ".join(f"+{c}" for c in missing) + "\n")
+
+
+DRAIN_S = 3.0  # a process killed a moment ago (its tierbench SIGKILLed) leaves its group within a few polls
+
+
+def _drained(group: Path, wait_s: float = DRAIN_S) -> Path:
+    """The group, once no process is in it or wait_s has passed (v2's cgroup.events says `populated 0`)."""
+    end = time.monotonic() + wait_s
+    while time.monotonic() < end:
+        try:
+            if "populated 0" in (group / "cgroup.events").read_text():
+                break
+        except OSError:
+            break
+        time.sleep(0.1)
+    return group
 
 
 def _rmdir(group: Path) -> bool:

@@ -318,9 +318,9 @@ def fio_check(dev: Device, seconds: int = 3, on_phase=print) -> dict:
                 os.sync()
                 Path("/proc/sys/vm/drop_caches").write_text("3\n")
             cmd = ["fio", "--name=tierbench-check", f"--directory={work}", f"--rw={rw}", "--bs=1M", f"--size={max(4, size // jobs)}M",
-                   f"--numjobs={jobs}", "--group_reporting", "--ioengine=psync", "--direct=0", "--output-format=json", *(["--end_fsync=1"] if rw == "write" else [])]
+                   f"--numjobs={jobs}", "--thread", "--group_reporting", "--ioengine=psync", "--direct=0", "--output-format=json", *(["--end_fsync=1"] if rw == "write" else [])]
             out = processes.run(["sh", "-c", f'echo $$ > {cgroups.current().io_procs()} && exec "$@"', "fio", *cmd],
-                                capture_output=True, text=True, die_with_parent=signal.SIGKILL)  # (else: a mount kept busy)
+                                capture_output=True, text=True, die_with_parent=signal.SIGKILL)  # (jobs as threads: all die)
             if out.returncode != 0:
                 raise UserError(f"fio on {dev.mount} failed: {out.stderr.strip()[-300:]}")
             job = json.loads(out.stdout[out.stdout.index("{"):])["jobs"][0]

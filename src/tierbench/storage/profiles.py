@@ -45,8 +45,12 @@ READ_IOPS_PER_MB_S = 2
 WRITE_IOPS_PER_MB_S = 4
 # cgroup v2 (measured in its guest, Debian 12's 6.1 under QEMU, tests/guest): with these floors an hdd's sequential
 # fio at 12 MB/s met 10.5 read and 9.5 write (24 and 45 IOPS; requests of 862 and 683 KiB), where the same rate
-# with an SSD's IOPS met 11.7 and 10.2: on v2 the floors are twice these (an hdd's random IOPS stay below them anyway)
-V2_FLOOR_FACTOR = 2
+# with an SSD's IOPS met 11.7 and 10.2. v2's throttle counts a stream's bios before they merge, about 128 KiB each:
+# a 12 MB/s stream needs ~96 IOPS. Measured in the guest, hdd reads at 12 MB/s: floors x2 (48 IOPS) 9.3, 10.5, 10.9;
+# x3 (72) 10.4, 11.4, 10.3; x8 (192) 11.9, 11.8 (the SSDs 11.1-11.9 throughout). On v2 the floors are eight times
+# these: twice a stream's need, as v1's are. The price: an emulated hdd's small random reads run up to the floor
+# (192 IOPS at 12 MB/s; v1: 24), far above its profile's own, so on v2 an hdd's seeks are not emulated by IOPS
+V2_FLOOR_FACTOR = 8
 
 
 def floor_factor() -> float:
