@@ -125,10 +125,22 @@ def _intermediate_written(record: StoredRun) -> tuple[dict[str, float], str]:
 
 
 def intermediate_per_node(an: Analysis, runs: list[StoredRun]) -> list[IntermediatePerNode]:
+    return _intermediate_rows(runs, an.workloads, an.configs)
+
+
+def intermediate_share(runs: list[StoredRun], workload: str) -> float | None:
+    """The intermediate data a job writes as a share of its data set: the median over its configurations of the
+    report's rows (its Intermediate data section), so that advise sizes an SSD by the same figure the report shows."""
+    configs = list(dict.fromkeys(variant_of(r) for r in runs if r.label == workload))
+    shares = [row.share_of_data_set for row in _intermediate_rows(runs, [workload], configs) if row.share_of_data_set]
+    return statistics.median(shares) if shares else None
+
+
+def _intermediate_rows(runs: list[StoredRun], workloads, configs) -> list[IntermediatePerNode]:
     out = []
     ok = [r for r in runs if r.status == "ok"]
-    for wl in an.workloads:
-        for config in an.configs:
+    for wl in workloads:
+        for config in configs:
             rs = [r for r in ok if variant_of(r) == config and r.label == wl]
             written = [w for w in (_intermediate_written(r) for r in rs) if w[0]]
             if not written:

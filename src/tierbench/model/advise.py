@@ -97,13 +97,8 @@ def advise(model, hardware: Hardware | None = None, size_bytes: float | None = N
                       "of the intermediate data (the Cloudera 2014 study split one SSD into 10 local dirs beside 6 HDDs)",
                       [f"SSD {s.write_mb_s:,.0f} MB/s vs {hw.data.count} x HDD {h.write_mb_s:,.0f} MB/s: the SSD's "
                        f"share by speed is {share:.0%}"]))
-    # 3. the SSD's size for intermediate data, from the measured intermediate bytes
-    inter = {}
-    for j in jobs:
-        base = model.base_profiles(j)
-        written = statistics.median(sum(ph.bytes["intermediate.write"] for ph in p.phases) * (size(j) / p.size_bytes)
-                                    for p in base)
-        inter[j] = written
+    # 3. the SSD's size for intermediate data, from the share of the data set the report shows
+    inter = {j: _intermediate_bytes(model, studies, j, size(j)) for j in jobs}
     top = max(inter, key=inter.get) if inter else None
     if top and inter[top] > 0:
         per_node = inter[top] / hw.nodes * HEADROOM
@@ -115,6 +110,20 @@ def advise(model, hardware: Hardware | None = None, size_bytes: float | None = N
     # 4. knobs the study swept: what each value did, measured
     out += _knob_advice(model)
     return out
+
+
+def _intermediate_bytes(model, studies, job: str, size_bytes: float) -> float:
+    """What `job` at size_bytes writes as intermediate data on all nodes: the share of its data set its runs wrote
+    (Spark's shuffle and spill metrics, else the workload's count: the report's Intermediate data figure), at that
+    size; where the runs carry neither, the bytes its phases wrote to the intermediate devices, scaled."""
+    from ..analysis.composites import intermediate_share
+    from ..analysis.stats import runs_for_analysis
+
+    share = intermediate_share([r for s in studies for r in runs_for_analysis(list(s.runs))], job)
+    if share:
+        return share * size_bytes
+    return statistics.median(sum(ph.bytes["intermediate.write"] for ph in p.phases) * (size_bytes / p.size_bytes)
+                             for p in model.base_profiles(job))
 
 
 def _knob_advice(model) -> list[Advice]:
