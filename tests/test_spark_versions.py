@@ -174,3 +174,14 @@ def test_compare_sets_two_releases_side_by_side_labelled_by_release(tmp_path, ca
     assert f"A spark {PROJECT_SPARK} = {base}" in out and "B spark 4.1.4 median" in out
     assert "B spark 4.1.4" in (tmp_path / "cmp" / "report.md").read_text()
     assert study_labels(studies[:1] * 2) == ["A", "B"]  # one release: the letters alone, as before
+
+
+def test_another_release_on_the_embedded_standalone_cluster_is_one_line(tmp_path, monkeypatch):
+    from tierbench.errors import UserError
+
+    monkeypatch.setattr(spark_versions, "embedded_spark_dir", lambda master: tmp_path)  # (as `services up spark` left it)
+    spec = parse_spec(tomllib.loads(SPEC.format(line='spark = "4.1.4"', d=tmp_path).replace(
+        'master = "local[1]"', 'master = "spark://127.0.0.1:7077"').replace(
+        f'data = ["{tmp_path}/a"]', f'data = {{ type = "shared", path = "{tmp_path}/a" }}')), "s.toml")
+    with pytest.raises(UserError, match=r'engine.spark = "4.1.4": the embedded cluster .* runs the project'):
+        spark_versions.prepare_releases(spec, lambda _: None)

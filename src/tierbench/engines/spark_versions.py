@@ -15,7 +15,7 @@ from pathlib import Path
 
 from .. import processes
 from ..errors import UserError
-from ..toolchain import PROJECT_SPARK, cache_dir, pyspark_home
+from ..toolchain import PROJECT_SPARK, cache_dir, embedded_spark_dir, pyspark_home
 
 PIP_TIMEOUT_S = 1800.0  # pyspark is a ~450 MB download: minutes on a slow link, never hours
 
@@ -115,6 +115,10 @@ def prepare_releases(spec, on_phase) -> None:
         if engine.kind != "spark" or is_project_spark(engine.spark):
             continue
         what = f"{spec.source}: {engine_field(spec, engine)}"
+        if engine.master.startswith("spark://") and embedded_spark_dir(engine.master) is not None:
+            raise UserError(f"{what} = \"{engine.spark}\": the embedded cluster at {engine.master} (`tierbench services "
+                            f"up spark`) runs the project's Spark {PROJECT_SPARK}, and its executors would not run a "
+                            f"{engine.spark} driver's tasks; use a local master (local[N]) or leave spark out")
         ensure_release(engine.spark, what, on_phase)
         try:
             jobs_jar(engine.spark)
