@@ -185,3 +185,17 @@ def test_another_release_on_the_embedded_standalone_cluster_is_one_line(tmp_path
         f'data = ["{tmp_path}/a"]', f'data = {{ type = "shared", path = "{tmp_path}/a" }}')), "s.toml")
     with pytest.raises(UserError, match=r'engine.spark = "4.1.4": the embedded cluster .* runs the project'):
         spark_versions.prepare_releases(spec, lambda _: None)
+
+
+def test_an_interrupted_install_leaves_no_partial_release(tmp_path, monkeypatch):
+    monkeypatch.setenv("TIERBENCH_CACHE", str(tmp_path / "cache"))
+
+    def interrupted(cmd, **kwargs):  # (processes.run has ended pip's group by then: test_ownership.py, test_run_ends_the_whole_group_on_an_interrupt)
+        Path(cmd[cmd.index("--target") + 1], "pyspark").mkdir(parents=True)
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(spark_versions.processes, "run", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        spark_versions.ensure_release("4.1.4", "s.toml: engine.spark")
+    assert not spark_versions.installed("4.1.4")
+    assert sorted(p.name for p in (tmp_path / "cache" / "spark").iterdir()) == [".install.lock"]
