@@ -190,7 +190,7 @@ def test_another_release_on_the_embedded_standalone_cluster_is_one_line(tmp_path
 def test_an_interrupted_install_leaves_no_partial_release(tmp_path, monkeypatch):
     monkeypatch.setenv("TIERBENCH_CACHE", str(tmp_path / "cache"))
 
-    def interrupted(cmd, **kwargs):  # (processes.run has ended pip's group by then: test_ownership.py, test_run_ends_the_whole_group_on_an_interrupt)
+    def interrupted(cmd, **kwargs):  # (processes.run has ended pip's group by then: test_ownership.py)
         Path(cmd[cmd.index("--target") + 1], "pyspark").mkdir(parents=True)
         raise KeyboardInterrupt
 
