@@ -192,7 +192,7 @@ def test_a_fixed_setup_command_may_be_resumed_with(tmp_path):
 def test_k8s_master_mounts_each_intermediate_dir_as_a_spark_local_dir_volume(tmp_path, monkeypatch):
     from tierbench.engines import spark
 
-    monkeypatch.setattr(spark, "jobs_jar", lambda: Path("/jobs.jar"))  # (building it needs javac)
+    monkeypatch.setattr(spark, "jobs_jar", lambda spark=None: Path("/jobs.jar"))  # (building it needs javac)
     spec = spec_of(tmp_path, '[engine]\nmaster = "k8s://https://api.example:6443"\n',
                    f'[storage.s]\ndata = {{ type = "shared", path = "{tmp_path}/data" }}\nintermediate = ["/mnt/ssd1", "/mnt/ssd2"]\n')
     dirs = [Path("/mnt/ssd1/tierbench/cluster/s/intermediate/dir0"), Path("/mnt/ssd2/tierbench/cluster/s/intermediate/dir0")]
@@ -242,7 +242,7 @@ def test_the_spark_engine_restarts_an_embedded_clusters_workers_on_the_configura
             pass
 
     monkeypatch.setenv("SPARK_LOCAL_DIRS", "/elsewhere")
-    monkeypatch.setattr(spark, "jobs_jar", lambda: Path("/jobs.jar"))
+    monkeypatch.setattr(spark, "jobs_jar", lambda spark=None: Path("/jobs.jar"))
     monkeypatch.setattr(spark, "SparkApp", App)
     monkeypatch.setattr(standalone, "embedded_standalone", lambda master: Cluster() if master == "spark://127.0.0.1:7" else None)
     for master, expected in (("spark://127.0.0.1:7", 1), ("local[2]", 0)):

@@ -41,7 +41,7 @@ class StandInApp:
 @pytest.fixture
 def engine(monkeypatch, tmp_path):
     monkeypatch.setattr(spark, "SparkApp", StandInApp)
-    monkeypatch.setattr(spark, "jobs_jar", lambda: Path("/nonexistent/tierbench-jobs.jar"))
+    monkeypatch.setattr(spark, "jobs_jar", lambda spark=None: Path("/nonexistent/tierbench-jobs.jar"))
     StandInApp.started = []
 
     def make(master="local[2]", keep_alive=int(2.5 * GB)):

@@ -75,7 +75,7 @@ def one_line(e: UserError) -> str:
 
 def spark_settings(d: Path, piece: str, monkeypatch) -> dict | None:
     """The spark engine's settings of a study whose dirs hold `piece` (None: refused in one line)."""
-    monkeypatch.setattr(spark_engine, "jobs_jar", lambda: Path("/opt/tierbench/jobs.jar"))
+    monkeypatch.setattr(spark_engine, "jobs_jar", lambda spark=None: Path("/opt/tierbench/jobs.jar"))
     try:
         spec = spec_with(d, piece)
         config = spec.config("a")

@@ -18,6 +18,11 @@ ADD_OPENS = " ".join(f"--add-opens=java.base/{p}=ALL-UNNAMED" for p in (
     "java.lang", "java.lang.reflect", "java.util", "java.util.concurrent", "java.io", "java.net", "java.nio", "sun.nio.ch"))
 
 
+# the pyspark release pyproject.toml pins (tests/test_spark_versions.py holds them equal): the spark engine's default,
+# in the venv already; another release of the spec's `spark` is installed into the cache (engines/spark_versions.py)
+PROJECT_SPARK = "4.3.0"
+
+
 def cache_dir() -> Path:
     return Path(os.environ.get("TIERBENCH_CACHE", Path.home() / ".cache" / "tierbench"))
 

@@ -188,7 +188,9 @@ def check_specs(studies: list[StoredStudy], labels: list[str], allowed: set[str]
     """The spec differences between the studies, all accepted by `allowed`; else a UserError naming the rest."""
     if len({s.study.fingerprint for s in studies}) == 1 and studies[0].study.fingerprint:
         return []
-    diffs = spec_differences([s.study.spec for s in studies])
+    # (an engine's Spark release is what such a comparison is about: its runs' engine_version says it, and the
+    # labels carry it, study_labels)
+    diffs = [d for d in spec_differences([s.study.spec for s in studies]) if not spark_release_field(d.field)]
     refused = [d for d in diffs if not accepted(d, allowed)]
     if refused:
         shown = "; ".join(f"{d.field} ({', '.join(f'{lab}: {_short(v)}' for lab, v in zip(labels, d.values))})"
@@ -196,6 +198,28 @@ def check_specs(studies: list[StoredStudy], labels: list[str], allowed: set[str]
         raise UserError(f"the studies ran different specs: {shown}; only studies of the same spec are compared: "
                         f"pass --allow {','.join(dict.fromkeys(d.field for d in refused))} to compare them anyway")
     return diffs
+
+
+def spark_release_field(name: str) -> bool:
+    """`engines.NAME.spark`: an engine's Spark release (spec/engine.py)."""
+    parts = name.split(".")
+    return len(parts) >= 3 and parts[0] == "engines" and parts[-1] == "spark"
+
+
+def spark_releases(study: StoredStudy) -> tuple[str, ...]:
+    """The Spark releases the study's ok runs recorded (engine_version "spark 4.1.4" -> "4.1.4"), sorted."""
+    return tuple(sorted({r.engine_version.split()[1] for r in study.runs
+                         if r.ok and r.engine_version and r.engine_version.startswith("spark ")}))
+
+
+def study_labels(studies: list[StoredStudy]) -> list[str]:
+    """A, B, C, ...; each with its Spark release when the studies ran different ones ("A spark 4.3.0"), so that
+    every table and chart says which release a column is."""
+    letters = [chr(ord("A") + i) if i < 26 else f"S{i + 1}" for i in range(len(studies))]
+    releases = [spark_releases(s) for s in studies]
+    if len(set(releases)) < 2:
+        return letters
+    return [f"{letter} spark {'+'.join(r) or '?'}" for letter, r in zip(letters, releases)]
 
 
 def _short(value, width: int = 60) -> str:

@@ -74,10 +74,10 @@ def run(args) -> int:
     from ..store import ResultsDir
 
     studies = [ResultsDir(d).load(analysed=True) for d in args.dirs]  # (a folder that is none: one line, exit 2)
-    from ..analysis.compare import compare_studies
+    from ..analysis.compare import compare_studies, study_labels
     from ..report.comparison import write_comparison
 
-    labels = [chr(ord("A") + i) if i < 26 else f"S{i + 1}" for i in range(len(studies))]
+    labels = study_labels(studies)  # (by Spark release too, when the studies ran different ones)
     allowed = {f.strip() for given in args.allow for f in given.split(",") if f.strip()}
     cmp = compare_studies(studies, labels, allowed, args.allow_mixed)
     failing = cmp.slower_than(threshold) if threshold is not None else []

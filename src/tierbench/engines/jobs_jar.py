@@ -18,7 +18,8 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-from ..toolchain import cache_dir, java_tool, pyspark_home, spark_version
+from ..toolchain import cache_dir, java_tool, spark_version
+from .spark_versions import is_project_spark, spark_home
 
 JAVA_SRC = Path(__file__).resolve().parent.parent / "jvm" / "java"
 
@@ -32,15 +33,25 @@ def _resources(root: Path) -> list[Path]:
     return sorted(p for p in (root / "META-INF").rglob("*") if p.is_file())
 
 
-def jobs_jar() -> Path:
-    """Path of the built jobs jar, building it first if the sources changed."""
-    return build_jar("tierbench-jobs", JAVA_SRC)
+class JobsCompileError(RuntimeError):
+    """javac refused the sources against a Spark release's jars (its first error in `first_error`)."""
+
+    def __init__(self, message: str, first_error: str):
+        super().__init__(message)
+        self.first_error = first_error
 
 
-def build_jar(name: str, source_root: Path, on: tuple[Path, ...] = ()) -> Path:
-    """Path of the jar `name` of the Java sources under source_root, compiled on pyspark's jars and the jars
-    `on` (e.g. the jobs jar, for code that uses the jobs), building it first if anything of that changed."""
-    h = hashlib.sha256(spark_version().encode())
+def jobs_jar(spark: str | None = None) -> Path:
+    """Path of the built jobs jar for Spark release `spark` (None: the project's pyspark), building it first if the
+    sources changed."""
+    return build_jar("tierbench-jobs", JAVA_SRC, spark=spark)
+
+
+def build_jar(name: str, source_root: Path, on: tuple[Path, ...] = (), spark: str | None = None) -> Path:
+    """Path of the jar `name` of the Java sources under source_root, compiled on the jars of Spark release `spark`
+    (None: the project's pyspark; another must be installed: spark_versions.ensure_release) and the jars `on` (e.g.
+    the jobs jar, for code that uses the jobs), building it first if anything of that changed."""
+    h = hashlib.sha256((spark_version() if is_project_spark(spark) else spark).encode())
     for jar in on:
         h.update(jar.name.encode())  # a jar built here is named by the hash of its own sources
     for src in [*_sources(source_root), *_resources(source_root)]:  # a jar's name changes with either
@@ -53,17 +64,19 @@ def build_jar(name: str, source_root: Path, on: tuple[Path, ...] = ()) -> Path:
     with open(jar.parent / ".build.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not jar.is_file():
-            _compile(source_root, on, jar)
+            _compile(source_root, on, jar, spark_home(spark))
     return jar
 
 
-def _compile(source_root: Path, on: tuple[Path, ...], jar: Path) -> None:
+def _compile(source_root: Path, on: tuple[Path, ...], jar: Path, home: Path) -> None:
     with tempfile.TemporaryDirectory(prefix="tierbench-javac-") as tmp:
-        classpath = os.pathsep.join([str(pyspark_home() / "jars" / "*"), *map(str, on)])
+        classpath = os.pathsep.join([str(home / "jars" / "*"), *map(str, on)])
         cmd = [java_tool("javac"), "-nowarn", "-encoding", "UTF-8", "--release", "17", "-d", tmp, "-cp", classpath]
         out = subprocess.run(cmd + [str(s) for s in _sources(source_root)], capture_output=True, text=True)
         if out.returncode != 0:
-            raise RuntimeError(f"compiling tierbench's Java jobs failed:\n{out.stderr[-4000:]}")
+            first = next((line.strip() for line in out.stderr.splitlines() if ": error:" in line), "")
+            raise JobsCompileError(f"compiling tierbench's Java jobs failed:\n{out.stderr[-4000:]}",
+                                   first.replace(str(source_root) + "/", ""))
         partial = jar.with_suffix(".partial")
         with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as z:
             for f in sorted(Path(tmp).rglob("*.class")):

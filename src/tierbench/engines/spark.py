@@ -23,6 +23,7 @@ from .jobs_jar import jobs_jar
 from .spark_app import SparkApp
 from .spark_confine import ExecutorConfinement, worker_ids
 from .spark_tmp import jvm_tmp_conf, make_app_tmp, remove_app_tmp, study_tmp_root
+from .spark_versions import worker_env
 
 DURABLE_CONF = {  # durability = "durable": see Durable.java; the spec's own engine settings still win
     "spark.hadoop.tierbench.durable": "true",  # tierbench's jobs sync every file they write before the task ends
@@ -40,7 +41,7 @@ def spark_conf(engine, app_name: str, local_dirs: list[Path], durable: bool = Fa
     conf = {
         "spark.master": engine.master,
         "spark.app.name": app_name,
-        "spark.jars": joined([jobs_jar()], "spark.jars"),
+        "spark.jars": joined([jobs_jar(engine.spark)], "spark.jars"),  # (compiled against that release's jars)
         # the driver's scratch; the executors' local dirs only in local mode (a cluster manager gives executors
         # its own: see spec/cluster.py for what applies the intermediate dirs where)
         "spark.local.dir": joined(local_dirs, "spark.local.dir"),
@@ -91,7 +92,7 @@ class SparkNodeAgents:
 
 
 def engine_env(engine) -> dict:
-    env = os.environ.copy()
+    env = worker_env(engine.spark, os.environ.copy())  # (another release than the project's: its pyspark, its JVM)
     if engine.master.startswith("local"):
         # the host name may resolve to an address that is not this machine's; local mode needs none
         env.setdefault("SPARK_LOCAL_IP", "127.0.0.1")

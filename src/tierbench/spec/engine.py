@@ -9,16 +9,19 @@ from ..errors import SpecError
 from ..fields import choice, unknown_fields
 from ..ownership import NAME_RE
 from ..redaction import has_userinfo, is_secret_key
+from ..toolchain import PROJECT_SPARK
 from ..units import parse_size
 from .knobs import ENGINE_KNOBS, engine_knob_conf, swept, token
 
 ENGINE_KINDS = ("spark", "hadoop")
 HADOOP_MODES = ("local", "yarn")
-SPARK_KEYS = ("kind", "master", "driver_memory", "executor_memory", "keep_alive_memory", "conf", *ENGINE_KNOBS)
+SPARK_KEYS = ("kind", "spark", "master", "driver_memory", "executor_memory", "keep_alive_memory", "conf", *ENGINE_KNOBS)
 HADOOP_KEYS = ("kind", "mode", "hadoop_conf_dir", "conf", "java_options", *ENGINE_KNOBS)
 JAVA_OPTION = re.compile(r"^-(XX:[+-]?[A-Za-z0-9]+(=[A-Za-z0-9_.:/-]+)?|Xs[sx][0-9]+[kmgKMG]|Xm[sxn][0-9]+[kmgKMG])$")
 SPARK_MASTER = re.compile(r"^(local(\[(\*|[1-9][0-9]*)(,[0-9]+)?\])?|spark://.+|yarn|k8s://.+|local-cluster\[.+\])$")
 JVM_MEMORY = re.compile(r"^[0-9]+[kmgtKMGT]$")
+# a release as PyPI numbers pyspark's (4.1.4); nothing else reaches pip, so a spec never names a URL or a path
+SPARK_RELEASE = re.compile(r"^[0-9]+\.[0-9]+\.[0-9]+$")
 
 
 @dataclass(frozen=True)
@@ -36,6 +39,9 @@ class EngineSpec:
     hadoop_conf_dir: str | None = None  # hadoop, yarn mode: default $HADOOP_CONF_DIR
     knobs: dict = field(default_factory=dict)  # shuffle_compress, io_codec, task_memory as given (already in conf)
     java_options: tuple[str, ...] = ()  # hadoop, local mode: the job's JVM flags (-XX:..., -Xss/-Xms/-Xmn)
+    # spark: the pyspark release whose JVM runs the jobs, installed into tierbench's cache on first use
+    # (engines/spark_versions.py); None = the project's own pyspark (4.3.0)
+    spark: str | None = None
 
 
 def parse_engines(src, raw: dict, sweeps: list) -> tuple[EngineSpec, ...]:
@@ -136,6 +142,7 @@ def _spark_engine(src, where, eng, name, conf, knobs) -> EngineSpec:
         v = eng.get(mem_key)
         if v is not None and not (isinstance(v, str) and JVM_MEMORY.match(v)):
             raise SpecError(src, f"{where}.{mem_key}", f"expected a JVM memory size such as \"2g\" or \"512m\", got {v!r}")
+    spark = _spark_release(src, where, eng.get("spark"))
     keep_alive = eng.get("keep_alive_memory")
     if keep_alive is not None:
         try:
@@ -143,4 +150,16 @@ def _spark_engine(src, where, eng, name, conf, knobs) -> EngineSpec:
         except ValueError as e:
             raise SpecError(src, f"{where}.keep_alive_memory", f"{e}; or 0 for one application at a time") from None
     return EngineSpec(name=name, kind="spark", master=master, driver_memory=eng.get("driver_memory", "2g"),
-                      executor_memory=eng.get("executor_memory"), conf=conf, knobs=knobs, keep_alive_memory=keep_alive)
+                      executor_memory=eng.get("executor_memory"), conf=conf, knobs=knobs, keep_alive_memory=keep_alive,
+                      spark=spark)
+
+
+def _spark_release(src, where, version) -> str | None:
+    """`spark`: a pyspark release number such as "4.1.4"; the project's own release is the default, kept as None
+    (so that its studies' fingerprints stay what they were before the knob existed)."""
+    if version is None:
+        return None
+    if not isinstance(version, str) or not SPARK_RELEASE.match(version):
+        raise SpecError(src, f"{where}.spark", f"expected a Spark release as PyPI's pyspark numbers it, such as \"4.1.4\" "
+                        f"(or leave it out for the project's {PROJECT_SPARK}), got {version!r}")
+    return None if version == PROJECT_SPARK else version

@@ -14,7 +14,10 @@ import json
 RUN_FIELDS = ("name", "repeats", "engines", "storage", "workloads", "baseline", "drop_caches", "keep_data", "sweeps",
               "durability", "cluster", "warm_up", "free_page_reporting", "scale")
 # of each engine: not keep_alive_memory (how long JVMs live between runs, not what runs)
-ENGINE_RUN_FIELDS = ("name", "kind", "master", "driver_memory", "executor_memory", "conf", "mode", "hadoop_conf_dir", "knobs")
+ENGINE_RUN_FIELDS = ("name", "kind", "master", "driver_memory", "executor_memory", "conf", "mode", "hadoop_conf_dir", "knobs",
+                     "spark")
+# (a resumed study never pools two Spark releases; `compare` accepts them: they are what it compares)
+ENGINE_UNRECORDED = {"spark": None}  # the project's own pyspark, as every study ran before the knob existed
 # of each storage configuration: not setup and teardown (how the cluster is prepared, not what runs: a fixed command
 # may be resumed with; each run records what its setup did)
 CONFIG_RUN_FIELDS = ("name", "data", "intermediate", "split", "description", "data_type", "replication", "store_conf",
@@ -33,7 +36,7 @@ def run_fingerprint(spec: dict) -> str:
     """16 hex digits of the SHA-256 of the fields of `spec` (a Spec.to_dict()) that decide its runs."""
     decides = _fields(spec, RUN_FIELDS, UNRECORDED)
     if "engines" in decides:
-        decides["engines"] = [_fields(e, ENGINE_RUN_FIELDS) for e in decides["engines"]]
+        decides["engines"] = [_fields(e, ENGINE_RUN_FIELDS, ENGINE_UNRECORDED) for e in decides["engines"]]
     if "storage" in decides:
         decides["storage"] = [_fields(c, CONFIG_RUN_FIELDS, CONFIG_UNRECORDED) for c in decides["storage"]]
     return hashlib.sha256(json.dumps(decides, sort_keys=True).encode()).hexdigest()[:16]

@@ -4,6 +4,7 @@ continued on --resume), what its figures will measure said, the node checked and
 import sys
 
 from ..analysis.validity import study_lines
+from ..engines.spark_versions import prepare_releases
 from ..errors import UserError
 from ..machine import machine_facts, tool_facts
 from ..sampling.devices import storage_map
@@ -22,6 +23,8 @@ def prepare(runner) -> list[dict]:
     runner.emulated = devices.emulate(spec, runner.unemulated)
     runner.layout.check()
     check_gateways(spec)
+    # (another Spark release than the project's: installed and the jobs compiled for it, or refused in one line)
+    prepare_releases(spec, lambda line: print(f"tierbench: {line}", file=sys.stderr, flush=True))
     runner.nodes.start_ssh()  # the spec's [cluster] nodes reachable, or one line before anything is written
     records = _open_results(runner)
     results.keep_room()  # (a run that fills the disk is still recorded)

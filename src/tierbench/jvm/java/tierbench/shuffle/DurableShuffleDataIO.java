@@ -10,6 +10,7 @@ import org.apache.spark.SparkConf;
 import org.apache.spark.SparkEnv;
 import org.apache.spark.shuffle.IndexShuffleBlockResolver;
 import org.apache.spark.shuffle.ShuffleBlockResolver;
+import org.apache.spark.shuffle.ShuffleManager;
 import org.apache.spark.shuffle.api.ShuffleDataIO;
 import org.apache.spark.shuffle.api.ShuffleDriverComponents;
 import org.apache.spark.shuffle.api.ShuffleExecutorComponents;
@@ -86,7 +87,7 @@ public final class DurableShuffleDataIO implements ShuffleDataIO {
 
   /** The map task's data and index files (and their directory entries), on the device. */
   static void syncOutput(int shuffleId, long mapId) throws IOException {
-    ShuffleBlockResolver r = SparkEnv.get().shuffleBlockResolver().getOrElse(() -> null);
+    ShuffleBlockResolver r = blockResolver(SparkEnv.get());
     if (!(r instanceof IndexShuffleBlockResolver)) {
       return;
     }
@@ -97,6 +98,29 @@ public final class DurableShuffleDataIO implements ShuffleDataIO {
           ch.force(true);
         }
       }
+    }
+  }
+
+  /**
+   * The executor's shuffle block resolver, or null. Spark 4.3 has it as SparkEnv.shuffleBlockResolver() (an
+   * Option), Spark 4.1 as SparkEnv.shuffleManager().shuffleBlockResolver(); each is looked up by name, so that
+   * this one source compiles and runs on either release (the engine's `spark` knob).
+   */
+  static ShuffleBlockResolver blockResolver(SparkEnv env) throws IOException {
+    try {
+      Object found;
+      try {
+        found = SparkEnv.class.getMethod("shuffleBlockResolver").invoke(env);
+      } catch (NoSuchMethodException olderSpark) {
+        found = ShuffleManager.class.getMethod("shuffleBlockResolver").invoke(env.shuffleManager());
+      }
+      if (found instanceof scala.Option) {
+        scala.Option<?> option = (scala.Option<?>) found;
+        found = option.isDefined() ? option.get() : null;
+      }
+      return found instanceof ShuffleBlockResolver ? (ShuffleBlockResolver) found : null;
+    } catch (ReflectiveOperationException e) {
+      throw new IOException("no shuffle block resolver found in this Spark release", e);
     }
   }
 }
