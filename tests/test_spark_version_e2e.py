@@ -15,6 +15,7 @@ SPEC = """
 name = "spark-release"
 repeats = 1
 warm_up = false
+durability = "durable"   # (the shuffle's map outputs synced: the jobs jar finds 4.1's block resolver by name)
 [engine]
 spark = "{release}"
 master = "local[2]"
@@ -40,6 +41,7 @@ def test_a_study_on_spark_4_1_4_runs_on_that_release_and_records_it(tmp_path):
     records = [json.loads(x) for x in (tmp_path / "results" / "runs.jsonl").read_text().splitlines()]
     assert [r["workload"] for r in records] == ["teragen", "terasort", "teravalidate"]
     assert all(r["status"] == "ok" for r in records), [r["error"] for r in records]
+    assert records[1]["durability"] == "durable" and records[1]["sync_gaps"] == []
     # the release the application's JVM reported (SparkSession.version), not the spec's word for it
     assert {r["engine_version"] for r in records} == {f"spark {RELEASE}"}
     jars = records[0]["engine_conf"]["spark.jars"].split(",")

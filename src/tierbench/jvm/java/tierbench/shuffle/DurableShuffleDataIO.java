@@ -2,6 +2,8 @@ package tierbench.shuffle;
 
 import java.io.File;
 import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import java.nio.channels.FileChannel;
 import java.nio.file.StandardOpenOption;
 import java.util.Map;
@@ -104,22 +106,27 @@ public final class DurableShuffleDataIO implements ShuffleDataIO {
   /**
    * The executor's shuffle block resolver, or null. Spark 4.3 has it as SparkEnv.shuffleBlockResolver() (an
    * Option), Spark 4.1 as SparkEnv.shuffleManager().shuffleBlockResolver(); each is looked up by name, so that
-   * this one source compiles and runs on either release (the engine's `spark` knob).
+   * this one source compiles and runs on either release (the engine's `spark` knob). Through method handles, which
+   * resolve the one method: Class.getMethod reads every public method's signature, and one of SparkEnv's names a
+   * protobuf class that is not on an executor's classpath (ClassNotFoundException in a durable TeraSort on 4.3).
    */
   static ShuffleBlockResolver blockResolver(SparkEnv env) throws IOException {
+    MethodHandles.Lookup lookup = MethodHandles.publicLookup();
     try {
       Object found;
       try {
-        found = SparkEnv.class.getMethod("shuffleBlockResolver").invoke(env);
+        found = lookup.findVirtual(SparkEnv.class, "shuffleBlockResolver", MethodType.methodType(scala.Option.class))
+            .invoke(env);
       } catch (NoSuchMethodException olderSpark) {
-        found = ShuffleManager.class.getMethod("shuffleBlockResolver").invoke(env.shuffleManager());
+        found = lookup.findVirtual(ShuffleManager.class, "shuffleBlockResolver",
+            MethodType.methodType(ShuffleBlockResolver.class)).invoke(env.shuffleManager());
       }
       if (found instanceof scala.Option) {
         scala.Option<?> option = (scala.Option<?>) found;
         found = option.isDefined() ? option.get() : null;
       }
       return found instanceof ShuffleBlockResolver ? (ShuffleBlockResolver) found : null;
-    } catch (ReflectiveOperationException e) {
+    } catch (Throwable e) {
       throw new IOException("no shuffle block resolver found in this Spark release", e);
     }
   }
