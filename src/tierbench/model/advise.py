@@ -10,6 +10,8 @@ cluster's own kinds of drive (tier_drives); each tier's time is the one answer m
 import statistics
 from dataclasses import dataclass, replace
 
+from ..analysis.composites import intermediate_share
+from ..analysis.stats import runs_for_analysis
 from ..units import format_size
 from .hardware import DriveSet, Hardware, catalog, load_hardware
 from .answer import answer
@@ -98,7 +100,8 @@ def advise(model, hardware: Hardware | None = None, size_bytes: float | None = N
                       [f"SSD {s.write_mb_s:,.0f} MB/s vs {hw.data.count} x HDD {h.write_mb_s:,.0f} MB/s: the SSD's "
                        f"share by speed is {share:.0%}"]))
     # 3. the SSD's size for intermediate data, from the share of the data set the report shows
-    inter = {j: _intermediate_bytes(model, studies, j, size(j)) for j in jobs}
+    runs = [r for s in studies for r in runs_for_analysis(list(s.runs))]
+    inter = {j: _intermediate_bytes(model, runs, j, size(j)) for j in jobs}
     top = max(inter, key=inter.get) if inter else None
     if top and inter[top] > 0:
         per_node = inter[top] / hw.nodes * HEADROOM
@@ -112,14 +115,11 @@ def advise(model, hardware: Hardware | None = None, size_bytes: float | None = N
     return out
 
 
-def _intermediate_bytes(model, studies, job: str, size_bytes: float) -> float:
+def _intermediate_bytes(model, runs: list, job: str, size_bytes: float) -> float:
     """What `job` at size_bytes writes as intermediate data on all nodes: the share of its data set its runs wrote
     (Spark's shuffle and spill metrics, else the workload's count: the report's Intermediate data figure), at that
     size; where the runs carry neither, the bytes its phases wrote to the intermediate devices, scaled."""
-    from ..analysis.composites import intermediate_share
-    from ..analysis.stats import runs_for_analysis
-
-    share = intermediate_share([r for s in studies for r in runs_for_analysis(list(s.runs))], job)
+    share = intermediate_share(runs, job)
     if share:
         return share * size_bytes
     return statistics.median(sum(ph.bytes["intermediate.write"] for ph in p.phases) * (size_bytes / p.size_bytes)
