@@ -99,3 +99,39 @@ def test_the_target_engine_sets_the_intermediate_bytes_over_what_the_run_measure
     out = intermediate_at_target(measured, [big], target)[0]
     assert out.bytes["intermediate.write"] == pytest.approx(big.bytes["intermediate.write"] * 4 / 3)
     assert out.bytes["data.read"] == big.bytes["data.read"]
+
+
+def test_hadoops_terasort_writes_one_copy_of_its_output_whatever_the_replication():
+    from tierbench.model.predict import modelled_seconds
+    from tierbench.model.profile import RunProfile
+    from tierbench.model.rules import output_copies
+
+    assert output_copies("terasort", "hadoop", 3.0) == 1.0   # TeraSort sets its output's replication to 1
+    assert output_copies("teragen", "hadoop", 3.0) == 3.0    # other jobs take the file system's
+    assert output_copies("terasort", "spark", 3.0) == 3.0    # a Spark sort writes with dfs.replication
+    assert output_copies("terasort", None, 1.0) == 1.0       # a measured machine: as measured
+    # the same profile on a 3-replica MapReduce cluster: its TeraSort writes (and sends) a third of a TeraGen's
+    ph = PhaseProfile("write", 1, 1, 1, {"data.write": 1e9}, {"data.write": 1024}, {}, output_bytes=1e9)
+    pool = (Pool(catalog()["hdd-7200"], 1, {"data": 1.0, "intermediate": 1.0}),)
+    cluster = Machine("t", 4, 8, 125.0, 3.0, pool, engine="hadoop")
+    seconds = {w: modelled_seconds(RunProfile("r", w, w, "c", "c", 1e9, 10, 2, {}, [ph], engine="hadoop"), cluster)[1][0]
+               for w in ("terasort", "teragen")}
+    drive = "hdd-7200 (data+intermediate)"
+    assert seconds["teragen"]["times"][drive] == pytest.approx(3 * seconds["terasort"]["times"][drive])
+    assert seconds["terasort"]["times"]["network"] == 0.0 and seconds["teragen"]["times"]["network"] > 0
+
+
+def test_a_rotating_drive_seeks_once_per_run_its_system_gathers_not_per_request():
+    from tierbench.model.rules import request_kib
+
+    hdd, ssd = catalog()["hdd-7200"], catalog()["sata-ssd"]
+    assert request_kib(hdd, "data.read", 64, on_hdfs=True) == 4096          # the DataNode's read-ahead
+    assert request_kib(hdd, "data.read", 64, on_hdfs=False) == 128          # local files: the read-ahead window
+    assert request_kib(hdd, "intermediate.read", 64, on_hdfs=True) == 128   # spills and merges are local files
+    assert request_kib(hdd, "data.write", 64, on_hdfs=True) == 1280         # writeback's run (max_sectors_kb)
+    assert request_kib(hdd, "intermediate.write", 2048, on_hdfs=True) == 2048  # never smaller than asked
+    assert request_kib(ssd, "data.read", 64, on_hdfs=True) == 64            # no seek figures: as measured
+    # so 12 streams sharing a 2014 HDD read a job's input at most of its rate, not at the 9 MB/s of 64 KiB seeks
+    old = catalog()["hdd-7200-2014"]
+    assert stream_mb_s(old, "read", request_kib(old, "data.read", 64, True), 12) > 0.8 * old.read_mb_s
+    assert stream_mb_s(old, "read", 64, 12) < 0.1 * old.read_mb_s

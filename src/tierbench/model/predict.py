@@ -23,7 +23,8 @@ from dataclasses import dataclass, field, replace
 
 from .hardware import Drive, Hardware
 from .profile import RunProfile
-from .rules import TARGET_SORT_BUFFER, TARGET_SPLIT, hadoop_intermediate, node_page_cache, read_back_share, spark_intermediate, stream_mb_s
+from .rules import (TARGET_SORT_BUFFER, TARGET_SPLIT, hadoop_intermediate, node_page_cache, output_copies, read_back_share,
+                    request_kib, spark_intermediate, stream_mb_s)
 
 MB = 1e6
 
@@ -84,7 +85,8 @@ def phase_times(ph, m: Machine) -> dict[str, float]:
             if key == "data.write":
                 moved *= m.write_copies
             active = min(pool.count, streams)
-            rate = stream_mb_s(pool.drive, rw, ph.io_kib[key], streams / active)
+            io_kib = request_kib(pool.drive, key, ph.io_kib[key], m.engine is not None)
+            rate = stream_mb_s(pool.drive, rw, io_kib, streams / active)
             t += moved * share / (m.nodes * active * rate * MB)
         times[f"{pool.drive.name} ({'+'.join(pool.shares)})" + (f" #{i + 1}" if len(m.pools) > 2 else "")] = t
     if m.nodes > 1:
@@ -143,6 +145,7 @@ def shuffle_from_drives(profile: RunProfile, m: Machine, factor: float) -> list:
 def modelled_seconds(profile: RunProfile, m: Machine, factor: float = 1.0) -> tuple[float, list[dict]]:
     """The sum over phases of the slowest resource, and per phase what was modelled."""
     total, rows = 0.0, []
+    m = replace(m, write_copies=output_copies(profile.workload, m.engine, m.write_copies))
     for ph in shuffle_from_drives(profile, m, factor):
         times = phase_times(ph, m)
         neck = max(times, key=times.get)

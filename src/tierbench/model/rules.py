@@ -20,6 +20,13 @@ TARGET_SORT_BUFFER = 100 << 20  # mapreduce.task.io.sort.mb
 # Spark: spark.memory.fraction 0.6 of (heap - 300 MB), half of it for execution by default; shared by a JVM's tasks
 SPARK_EXECUTION_SHARE = 0.6 * 0.5
 SPARK_RESERVED = 300 << 20
+# Hadoop's TeraSort writes its output with replication 1, whatever dfs.replication says: Hadoop 1's TeraSort.java
+# sets `job.setInt("dfs.replication", 1)`, Hadoop 2 and 3's `mapreduce.terasort.output.replication` defaults to 1
+# (TeraSortConfigKeys.DEFAULT_OUTPUT_REPLICATION). Other jobs' output takes the file system's replication.
+ONE_COPY_OUTPUT = {("hadoop", "terasort")}
+# A DataNode reads ahead of its clients 4 MiB at a time (hdfs-default.xml: dfs.datanode.readahead.bytes 4194304,
+# posix_fadvise WILLNEED): a job's input reaches a rotating drive in runs of 4 MiB, however small its reads
+HDFS_READAHEAD_KIB = 4096
 
 
 @dataclass(frozen=True)
@@ -35,6 +42,12 @@ class Intermediate:
     def spilled_records(self) -> float:
         """Records written to local disk per map output record, as Hadoop's "Spilled Records" counts them."""
         return self.written
+
+
+def output_copies(workload: str, engine: str | None, copies: float) -> float:
+    """Bytes the target's data drives take per byte of a job's output: the file system's copies, except where the
+    job sets its own replication (Hadoop's TeraSort: one copy). `engine` None (a measured machine) keeps `copies`."""
+    return 1.0 if (engine, workload) in ONE_COPY_OUTPUT else copies
 
 
 def merge_passes(segments: int, factor: int = SORT_FACTOR) -> int:
@@ -85,6 +98,22 @@ def read_back_share(written_per_node: float, cache_per_node: float) -> float:
     if written_per_node <= 0:
         return 0.0
     return max(0.0, 1.0 - cache_per_node / written_per_node)
+
+
+def request_kib(drive: Drive, key: str, measured_kib: float, on_hdfs: bool) -> float:
+    """The run of bytes a target's rotating drive moves per seek where several streams share it: what the measured
+    run asked, or more where the target's system gathers it - writeback merges a stream's pages into the drive's
+    write run (its `write_seek_kib`), a DataNode reads a job's input ahead 4 MiB at a time, and other reads come in
+    the drive's read run (read-ahead windows: `read_seek_kib`). A drive without seek figures (an SSD, a throttle):
+    as measured."""
+    if not drive.seeks or drive.write_seek_kib is None:
+        return measured_kib
+    role, rw = key.split(".")
+    if rw == "write":
+        return max(measured_kib, drive.write_seek_kib)
+    if role == "data" and on_hdfs:
+        return max(measured_kib, HDFS_READAHEAD_KIB)
+    return max(measured_kib, drive.read_seek_kib or 0.0)
 
 
 def stream_mb_s(drive: Drive, rw: str, io_kib: float, streams: float) -> float:
