@@ -1,19 +1,21 @@
-"""The scale model's constants: one registry (scale/constants.py) that the modules take their values from, and
-docs/scale-model.md's table of them, which must be that registry. Fast: no JVM."""
+"""The model's and the scale model's constants: two registries (model/constants.py, scale/constants.py) holding
+the values the modules use, and docs/model.md's one table of them, which must be both. Fast: no JVM."""
 
 import re
 from pathlib import Path
 
 import pytest
 
+from tierbench.model.constants import MODEL_CONSTANTS
 from tierbench.scale.constants import ALL, CORE_CONSTANTS, DRIVE_CONSTANTS, FITTED, RULE, SCALE_CONSTANTS, Constant
 
-DOC = Path(__file__).resolve().parent.parent / "docs" / "scale-model.md"
+DOC = Path(__file__).resolve().parent.parent / "docs" / "model.md"
+EVERY = {c.name: c for c in MODEL_CONSTANTS} | ALL
 
 
 def _table(text: str) -> dict[str, list[str]]:
-    """The constants table's rows of docs/scale-model.md: name -> [value, unit, models, provenance]."""
-    section = text.split("## The constants", 1)[1].split("\n## ", 1)[0]
+    """The constants table's rows of docs/model.md: name -> [value, unit, models, provenance]."""
+    section = text.split("## 6. Constants", 1)[1].split("\n## ", 1)[0]
     rows = {}
     for line in section.splitlines():
         m = re.match(r"^\| `([\w.-]+)` \|(.*)\|$", line)
@@ -24,9 +26,9 @@ def _table(text: str) -> dict[str, list[str]]:
 
 def test_the_docs_constants_table_is_the_registry():
     rows = _table(DOC.read_text())
-    assert list(rows) == list(ALL), "the table's constants, in order, are the registry's"
+    assert list(rows) == list(EVERY), "the table's constants, in order, are the registries'"
     for name, (value, unit, models, provenance) in rows.items():
-        c = ALL[name]
+        c = EVERY[name]
         assert (value, unit, models) == (c.shown(), c.unit, c.models), name
         assert provenance == f"**{c.kind}**: {c.provenance}", name
 
@@ -48,10 +50,26 @@ def test_each_scale_module_takes_its_value_from_the_registry(c: Constant):
 def test_the_cores_constants_are_listed_at_their_own_values(c: Constant):
     import importlib
 
-    where = {"profiles": "tierbench.storage.profiles", "rules": "tierbench.model.rules",
-             "transfer": "tierbench.model.transfer"}
     module, name = c.name.split(".")
-    assert getattr(importlib.import_module(where[module]), name) == c.value
+    assert getattr(importlib.import_module({"profiles": "tierbench.storage.profiles"}[module]), name) == c.value
+
+
+@pytest.mark.parametrize("c", MODEL_CONSTANTS, ids=lambda c: c.name)
+def test_each_model_module_holds_the_value_its_registry_lists(c: Constant):
+    import importlib
+
+    module, name = c.name.split(".")
+    if c.name == "trust.half_width_log":  # fitted into model/corpus/errors.toml by bench/bench_validate.py
+        from tierbench.model.trust import corpus_error
+        assert corpus_error().half_width_log == c.value
+        return
+    held = getattr(importlib.import_module(f"tierbench.model.{module}"), name)
+    assert held == pytest.approx(c.value), c.name
+
+
+def test_the_models_only_fitted_constant_is_the_corpus_interval():
+    assert [c.name for c in MODEL_CONSTANTS if c.kind == FITTED] == ["trust.half_width_log"]
+    assert all(c.models and c.provenance for c in MODEL_CONSTANTS)
 
 
 def test_only_the_seek_sizes_are_fitted_and_each_constant_says_where_it_comes_from():

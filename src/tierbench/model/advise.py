@@ -16,6 +16,8 @@ from ..units import format_size
 from .hardware import DriveSet, Hardware, catalog, load_hardware
 from .answer import answer
 
+SSD_DATA_GAIN = 0.25          # all-SSD gains this much: the job's data belongs on SSD
+SSD_INTERMEDIATE_GAIN = 0.10  # an SSD for intermediate data gains this much: recommend it
 HEADROOM = 1.5  # intermediate space: what one job writes per node, with room for a second job's and the FS's slack
 
 
@@ -79,8 +81,8 @@ def advise(model, hardware: Hardware | None = None, size_bytes: float | None = N
                  f"({_secs(times[(j, 'all-SSD')].seconds)} vs {_secs(times[(j, 'all-HDD')].seconds)})" for j in jobs]
     inter_nums = [f"{j}: HDD + SSD intermediate {gain(j, 'HDD + SSD intermediate'):.0%} faster than all-HDD, "
                   f"all-SSD {gain(j, 'all-SSD'):.0%}" for j in jobs]
-    helped = [j for j in jobs if gain(j, "HDD + SSD intermediate") >= 0.1]
-    big = [j for j in jobs if gain(j, "all-SSD") >= 0.25]
+    helped = [j for j in jobs if gain(j, "HDD + SSD intermediate") >= SSD_INTERMEDIATE_GAIN]
+    big = [j for j in jobs if gain(j, "all-SSD") >= SSD_DATA_GAIN]
     out.append(Advice("data tier",
                       (f"SSDs for the data pay off for {', '.join(big)}" if big else
                        "the data's tier hardly matters for these jobs: they are bound by CPU or by the intermediate data")

@@ -27,6 +27,7 @@ ONE_COPY_OUTPUT = {("hadoop", "terasort")}
 # A DataNode reads ahead of its clients 4 MiB at a time (hdfs-default.xml: dfs.datanode.readahead.bytes 4194304,
 # posix_fadvise WILLNEED): a job's input reaches a rotating drive in runs of 4 MiB, however small its reads
 HDFS_READAHEAD_KIB = 4096
+PAGE_CACHE_FLOOR = 0.05  # the least share of a node's memory its page cache keeps, whatever the task heaps
 
 
 @dataclass(frozen=True)
@@ -131,7 +132,8 @@ def stream_mb_s(drive: Drive, rw: str, io_kib: float, streams: float) -> float:
     return size_mb / (size_mb / seq + 1 / iops)
 
 
-def node_page_cache(memory_bytes: float, cores: int, task_heap: float, floor_share: float = 0.05) -> float:
+def node_page_cache(memory_bytes: float, cores: int, task_heap: float, floor_share: float | None = None) -> float:
     """A node's page cache: its memory less its task slots' heaps (never under `floor_share` of it, as the scale
     model counts it: scale/model.py)."""
-    return max(memory_bytes * floor_share, memory_bytes - cores * task_heap)
+    share = PAGE_CACHE_FLOOR if floor_share is None else floor_share
+    return max(memory_bytes * share, memory_bytes - cores * task_heap)

@@ -1,37 +1,13 @@
 """Every constant of the scale model, in one registry: its value, unit, what it models and where the value comes
 from (a data sheet or a default, a cited rule, measured on this machine, chosen, or FITTED: to what, on which
-runs). The scale model's modules take their values from here; docs/scale-model.md's constants table is this
-registry (tests/test_scale_constants.py checks that they agree). A few constants the core owns (the throttle's
-IOPS per MB/s, the drive catalog's fit, the Hadoop defaults) are listed here by reference: their modules sit below
-the scale model, which reads them, and keep them.
+runs). The scale model's modules take their values from here; docs/model.md's constants table holds this
+registry, after the what-if model's (model/constants.py; tests/test_scale_constants.py checks that they agree). A
+few constants the core owns (the throttle's IOPS per MB/s, the drive catalog's fit) are listed here by reference:
+their modules sit below the scale model, which reads them, and keep them; the model's Hadoop defaults are the model's.
 
 The history of each (the runs, the sessions) is in docs/lab/scale-model.md."""
 
-from dataclasses import dataclass
-
-DATA_SHEET, RULE, MEASURED, CHOSEN, FITTED = "data sheet", "cited rule", "measured", "chosen", "FITTED"
-
-
-@dataclass(frozen=True)
-class Constant:
-    name: str        # module.NAME, as the code names it
-    value: object
-    unit: str        # "" for a plain number (a ratio, a count)
-    models: str      # what it stands for
-    kind: str        # DATA_SHEET, RULE, MEASURED, CHOSEN or FITTED
-    provenance: str  # the source, or what it was fitted to and on which runs
-
-    def shown(self) -> str:
-        """The value as the constants table shows it."""
-        v = self.value
-        if self.unit == "bytes":
-            for size, name in ((1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")):
-                if v >= size:
-                    return f"{v / size:g} {name}"
-        if isinstance(v, tuple):
-            return " ".join(map(str, v)) if all(isinstance(x, str) for x in v) else "-".join(f"{x:g}" for x in v)
-        return f"{v:g}" if isinstance(v, float) else str(v)
-
+from ..model.constants import CHOSEN, DATA_SHEET, FITTED, MEASURED, RULE, Constant
 
 _MiB = 1 << 20
 SCALE_CONSTANTS = (
@@ -115,14 +91,7 @@ CORE_CONSTANTS = (
              "it run at 19.5"),
     Constant("profiles.HEADROOM", 0.8, "of the real disk", "the fastest named profile's share of this machine's "
              "disk: the throttle, not the disk, sets the pace", CHOSEN, "storage/profiles.py"),
-    Constant("rules.TARGET_SPLIT", 128 * _MiB, "bytes", "a target map's input", DATA_SHEET,
-             "dfs.blocksize (hdfs-default.xml)"),
-    Constant("rules.TARGET_SORT_BUFFER", 100 * _MiB, "bytes", "a target map's sort buffer", DATA_SHEET,
-             "mapreduce.task.io.sort.mb (mapred-default.xml)"),
-    Constant("transfer.STANDS_FOR_TOLERANCE", 0.02, "", "an emulated device's figures / (the catalog drive's x k) "
-             "within this of a whole number of drives", CHOSEN, "rounding of recorded figures"),
 )
-
 
 
 def _drive_constants() -> tuple[Constant, ...]:
