@@ -161,3 +161,13 @@ def test_the_runtime_rides_on_spark_jars_beside_a_connectors_jars(tmp_path, monk
     conf = engine.application_conf("a", config, StudyLayout(spec).intermediate_dirs(config, "a"), phases.append)
     assert conf["spark.jars"].split(",") == ["/c/jobs.jar", "/c/s3a/hadoop-aws.jar", "/c/s3a/s3.jar", "/c/t/iceberg.jar"]
     assert "checking a runtime (fetched from Maven Central on first use)" in phases
+
+
+def test_a_load_of_some_tables_loads_those_and_refuses_one_the_benchmark_lacks(tmp_path, tb_main):
+    sqlgen = WorkloadSpec("sqlgen", "sqlgen", {"benchmark": "tpch"})
+    req = _req("table-load", {"tables": ["lineitem", "orders"]}, sqlgen, ["file:///d/tb/a/r1/sql-tables"])
+    assert list(WORKLOADS["table-load"].spark_params(req)["sources"]) == ["lineitem", "orders"]
+    spec = write_spec(tmp_path / "s.toml", spec_text(tmp_path).replace('name = "table-load"', 'name = "table-load"\n'
+                                                                        'tables = ["lineitem", "store_sales"]'))
+    out = tb_main("run", spec, "--out", tmp_path / "res")
+    assert out.returncode == 2 and "tables: no tpch table store_sales; accepted: customer, lineitem" in out.stderr

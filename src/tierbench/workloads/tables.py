@@ -83,7 +83,8 @@ def phase_measure(job: dict) -> Measurement:
 
 
 class TableWorkload(Workload):
-    """What the table phases share: Iceberg's runtime on Spark 4.1.4, no warm-up (a warm-up repeat has no tables)."""
+    """What the table phases share: Iceberg's runtime on Spark 4.1.4; the maintenance and compaction are not warmed
+    up (the load and the queries warm the application up)."""
     phases = ()  # a Spark job per statement and table: the profile shows them as stage N
     metrics = PHASE_METRICS
     headline = "table_s"
@@ -104,14 +105,25 @@ class TableLoad(TableWorkload):
     name, title = "table-load", "lakehouse table load"
     doc = ("Loads every table of sqlgen's Parquet into Iceberg tables (CREATE TABLE ... AS SELECT, format v2) in a "
            "warehouse on the storage under test.")
-    params = (FORMAT, Param("target_file_size", "size", 128 * MB, "the tables' write.target-file-size-bytes", 1), SMALL)
+    params = (FORMAT, Param("tables", "names", None, "the tables loaded (default: all of the benchmark's; a query "
+                            "through a table not loaded fails)"),
+              Param("target_file_size", "size", 128 * MB, "the tables' write.target-file-size-bytes", 1), SMALL)
     consumes, producer, produces = SQL_TABLES, "sqlgen", LAKE_TABLES
     spark_job = "Tables.load"
+    warm_up_overrides = {}  # (on the warm-up's small sqlgen tables: the queries' warm-up reads them)
     kept = ("tables",)  # each table's CREATE TABLE AS SELECT, ms
 
+    def check_with_producer(self, params, producer_params):
+        known = TABLES[producer_params["benchmark"]]
+        bad = [t for t in params["tables"] or () if t not in known]
+        if bad:
+            return "tables", f"no {producer_params['benchmark']} table {', '.join(bad)}; accepted: {', '.join(known)}"
+        return None
+
     def spark_params(self, req):
-        bench = req.producer.params["benchmark"]
-        return {"sources": table_uris(bench, req.inputs), "warehouse": req.outputs[0],
+        bench, chosen = req.producer.params["benchmark"], req.params["tables"]
+        sources = {t: uri for t, uri in table_uris(bench, req.inputs).items() if not chosen or t in chosen}
+        return {"sources": sources, "warehouse": req.outputs[0],
                 "target_file_size": req.params["target_file_size"], "small_file_size": req.params["small_file_size"]}
 
 
@@ -173,7 +185,6 @@ class TableSql(Sql):
            "after table-maintain and table-optimize to see the queries degrade and recover). With verify = true "
            "the answers are checked against DuckDB on sqlgen's Parquet, the tables' source: the maintenance keeps "
            "their content.")
-    warm_up_overrides = None
     metrics = (*Sql.metrics, "live_delete_files", "snapshots")
 
     def spark_runtime(self, params):

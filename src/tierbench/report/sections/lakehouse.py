@@ -45,9 +45,12 @@ def sections(ctx: ReportContext) -> list[Section]:
                           f"{store.read}); the listings that measure the files use their own client and are not counted.",
                           muted=True), Table(REQUEST_HEAD, rows))
     if queries:
+        cold = "" if ctx.spec.get("warm_up", True) else (
+            " This study was not warmed up (warm_up = false): the first listing's time includes the application's "
+            "first queries (class loading, JIT), so the later ones look faster than the tables make them.")
         sec.add(Paragraph("The queries through the tables, each listing of table-sql in the study's order: its queries' "
-                          "time against the variant's first listing (above 1: slower), with what the tables held then.",
-                          muted=True),
+                          "time against the variant's first listing (above 1: slower), with what the tables held then."
+                          + cold, muted=True),
                 Table(QUERY_HEAD, [[q.variant, q.label, str(q.runs), f"{q.queries_s:.2f}", f"{q.vs_first:.2f}x",
                                     _n(q.live_data_files), _n(q.live_delete_files), _n(q.snapshots)] for q in queries]))
     return [sec]

@@ -48,10 +48,19 @@ final class Sql {
     long registerStart = System.nanoTime();  // apart from the queries: on S3 it is mostly listing and footers
     // through a table format's catalog (table-sql: Iceberg tables in a warehouse), else the Parquet directories
     String catalog = p.has("warehouse") ? Tables.catalog(spark, p.get("warehouse").asText()) : null;
+    List<String> registered = new ArrayList<>();
     for (Iterator<Map.Entry<String, JsonNode>> it = p.get("tables").fields(); it.hasNext(); ) {
       Map.Entry<String, JsonNode> t = it.next();
       Path dir = new Path(t.getValue().asText());
-      tableBytes += dir.getFileSystem(jsc.hadoopConfiguration()).getContentSummary(dir).getLength();
+      FileSystem fs = dir.getFileSystem(jsc.hadoopConfiguration());
+      if (catalog != null && !fs.exists(dir)) {
+        // a table table-load did not load (its `tables`): a query that reads it fails, naming it (no view of that
+        // name left by an earlier job of this application answers in its place)
+        spark.catalog().dropTempView(t.getKey());
+        continue;
+      }
+      registered.add(t.getKey());
+      tableBytes += fs.getContentSummary(dir).getLength();
       (catalog == null ? spark.read().parquet(t.getValue().asText())
           : spark.table(catalog + "." + Tables.NAMESPACE + "." + t.getKey())).createOrReplaceTempView(t.getKey());
     }
@@ -122,9 +131,7 @@ final class Sql {
     }
     r.put("queries_ms", totalMs);
     if (catalog != null) {  // what the queries read through: live data and delete files, snapshots
-      java.util.List<String> names = new ArrayList<>();
-      p.get("tables").fieldNames().forEachRemaining(names::add);
-      r.set("table_state", Tables.state(spark, catalog, names));
+      r.set("table_state", Tables.state(spark, catalog, registered));
     }
     return r;
   }

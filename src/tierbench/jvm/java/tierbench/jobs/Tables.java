@@ -47,31 +47,59 @@ final class Tables {
     return warehouse.replaceAll("/+$", "") + "/" + NAMESPACE + "/" + table;
   }
 
-  static ObjectNode load(JavaSparkContext jsc, JsonNode p) throws Exception {
-    SparkSession spark = SparkSession.builder().sparkContext(jsc.sc()).getOrCreate();
-    String warehouse = p.get("warehouse").asText();
-    String cat = catalog(spark, warehouse);
-    Map<String, String> dirs = new HashMap<>();
-    for (Iterator<String> it = p.get("sources").fieldNames(); it.hasNext(); ) {
-      String t = it.next();
-      dirs.put(t, tableDir(warehouse, t));
+  /** One phase on some tables of the warehouse: its session and catalog, the tables' files listed before it. */
+  private static final class Phase {
+    final JavaSparkContext jsc;
+    final SparkSession spark;
+    final String cat;
+    final Map<String, String> dirs = new HashMap<>();
+    final Map<String, Long> before;
+    final ObjectNode r = Jobs.JSON.createObjectNode();
+    long t0;
+
+    Phase(JavaSparkContext jsc, JsonNode p, Iterable<String> tables) throws Exception {
+      this.jsc = jsc;
+      spark = SparkSession.builder().sparkContext(jsc.sc()).getOrCreate();
+      cat = catalog(spark, p.get("warehouse").asText());
+      for (String t : tables) {
+        dirs.put(t, tableDir(p.get("warehouse").asText(), t));
+      }
+      before = listing(jsc.hadoopConfiguration(), dirs.values());
+      t0 = System.nanoTime();
     }
-    Map<String, Long> before = listing(jsc.hadoopConfiguration(), dirs.values());
+
+    String name(String table) {
+      return cat + "." + NAMESPACE + "." + table;
+    }
+
+    /** The phase's time starts here (after what only prepares it: a property set, a row count). */
+    void start() {
+      t0 = System.nanoTime();
+    }
+
+    /** The phase's result: its time (from the first statement), then what the listings and the snapshots say. */
+    ObjectNode done(JsonNode p) throws Exception {
+      r.put("phase_ms", (System.nanoTime() - t0) / 1_000_000);
+      measure(jsc, spark, cat, dirs, before, p.get("small_file_size").asLong(), r);
+      return r;
+    }
+  }
+
+  static ObjectNode load(JavaSparkContext jsc, JsonNode p) throws Exception {
+    List<String> tables = new java.util.ArrayList<>();
+    p.get("sources").fieldNames().forEachRemaining(tables::add);
+    Phase ph = new Phase(jsc, p, tables);
     String props = "'format-version'='2', 'write.target-file-size-bytes'='" + p.get("target_file_size").asLong() + "'";
-    ObjectNode r = Jobs.JSON.createObjectNode();
-    ObjectNode perTable = r.putObject("tables");
-    long t0 = System.nanoTime();
+    ObjectNode perTable = ph.r.putObject("tables");
     for (Iterator<Map.Entry<String, JsonNode>> it = p.get("sources").fields(); it.hasNext(); ) {
       Map.Entry<String, JsonNode> s = it.next();
       jsc.setJobDescription("table-load: " + s.getKey());
       long t1 = System.nanoTime();
-      spark.sql("CREATE TABLE " + cat + "." + NAMESPACE + "." + s.getKey() + " USING iceberg TBLPROPERTIES (" + props
+      ph.spark.sql("CREATE TABLE " + ph.name(s.getKey()) + " USING iceberg TBLPROPERTIES (" + props
           + ") AS SELECT * FROM parquet.`" + s.getValue().asText() + "`");
       perTable.put(s.getKey(), (System.nanoTime() - t1) / 1_000_000);
     }
-    r.put("phase_ms", (System.nanoTime() - t0) / 1_000_000);
-    measure(jsc, spark, cat, dirs, before, p.get("small_file_size").asLong(), r);
-    return r;
+    return ph.done(p);
   }
 
   /**
@@ -79,80 +107,64 @@ final class Tables {
    * the table the source's rows of another share (matched: UPDATE SET *), each statement its own commit.
    */
   static ObjectNode maintain(JavaSparkContext jsc, JsonNode p) throws Exception {
-    SparkSession spark = SparkSession.builder().sparkContext(jsc.sc()).getOrCreate();
-    String warehouse = p.get("warehouse").asText();
-    String cat = catalog(spark, warehouse);
     String table = p.get("table").asText();
-    String name = cat + "." + NAMESPACE + "." + table;
+    Phase ph = new Phase(jsc, p, List.of(table));
+    String name = ph.name(table);
     String mode = p.get("update_mode").asText();
-    Map<String, String> dirs = Map.of(table, tableDir(warehouse, table));
-    Map<String, Long> before = listing(jsc.hadoopConfiguration(), dirs.values());
     // the write modes are the table's properties, read at each write: set here, so each maintenance says its own
-    spark.sql("ALTER TABLE " + name + " SET TBLPROPERTIES ('write.delete.mode'='" + mode + "', 'write.update.mode'='"
+    ph.spark.sql("ALTER TABLE " + name + " SET TBLPROPERTIES ('write.delete.mode'='" + mode + "', 'write.update.mode'='"
         + mode + "', 'write.merge.mode'='" + mode + "')");
     String source = "parquet.`" + p.get("source").asText() + "`";
     String on = String.join(" AND ", keyMatch(p.get("keys")));
-    long rowsBefore = count(spark, name);
-    ObjectNode r = Jobs.JSON.createObjectNode();
-    ArrayNode batches = r.putArray("batches");
-    long t0 = System.nanoTime();
+    long rowsBefore = count(ph.spark, name);
+    ArrayNode batches = ph.r.putArray("batches");
+    ph.start();
     for (JsonNode b : p.get("batches")) {
       String del = b.get("delete_where").asText();  // (tables.py: a window of the key space's hash buckets)
       String upd = b.get("update_where").asText();
       ObjectNode br = batches.addObject();
       jsc.setJobDescription("table-maintain: batch " + batches.size());
       long t1 = System.nanoTime();
-      spark.sql("DELETE FROM " + name + " WHERE " + del);
+      ph.spark.sql("DELETE FROM " + name + " WHERE " + del);
       br.put("delete_ms", (System.nanoTime() - t1) / 1_000_000);
       long t2 = System.nanoTime();
-      spark.sql("INSERT INTO " + name + " SELECT * FROM " + source + " WHERE " + del);
+      ph.spark.sql("INSERT INTO " + name + " SELECT * FROM " + source + " WHERE " + del);
       br.put("insert_ms", (System.nanoTime() - t2) / 1_000_000);
       long t3 = System.nanoTime();
-      spark.sql("MERGE INTO " + name + " t USING (SELECT * FROM " + source + " WHERE " + upd + ") s ON " + on
+      ph.spark.sql("MERGE INTO " + name + " t USING (SELECT * FROM " + source + " WHERE " + upd + ") s ON " + on
           + " WHEN MATCHED THEN UPDATE SET *");
       br.put("merge_ms", (System.nanoTime() - t3) / 1_000_000);
     }
-    r.put("phase_ms", (System.nanoTime() - t0) / 1_000_000);
-    r.put("rows_before", rowsBefore).put("rows_after", count(spark, name));
-    measure(jsc, spark, cat, dirs, before, p.get("small_file_size").asLong(), r);
-    return r;
+    return ph.done(p).put("rows_before", rowsBefore).put("rows_after", count(ph.spark, name));
   }
 
   /** Compaction (rewrite_data_files, deletes applied) and snapshot expiry (all but the current one). */
   static ObjectNode optimize(JavaSparkContext jsc, JsonNode p) throws Exception {
-    SparkSession spark = SparkSession.builder().sparkContext(jsc.sc()).getOrCreate();
-    String warehouse = p.get("warehouse").asText();
-    String cat = catalog(spark, warehouse);
     String table = p.get("table").asText();
+    Phase ph = new Phase(jsc, p, List.of(table));
     String ident = NAMESPACE + "." + table;
-    Map<String, String> dirs = Map.of(table, tableDir(warehouse, table));
-    Map<String, Long> before = listing(jsc.hadoopConfiguration(), dirs.values());
-    long rowsBefore = count(spark, cat + "." + ident);
-    ObjectNode r = Jobs.JSON.createObjectNode();
-    long t0 = System.nanoTime();
+    long rowsBefore = count(ph.spark, ph.name(table));
+    ph.start();
     jsc.setJobDescription("table-optimize: rewrite_data_files");
     // to the table's write.target-file-size-bytes; min-input-files 2: a table of a few files is compacted too
     // (Iceberg's default waits for 5); delete-file-threshold 1: a data file with any delete is rewritten, applied;
     // remove-dangling-deletes: the delete files no data file needs any more leave the snapshot (else they stay)
-    Row rw = spark.sql("CALL " + cat + ".system.rewrite_data_files(table => '" + ident + "', options => map("
+    Row rw = ph.spark.sql("CALL " + ph.cat + ".system.rewrite_data_files(table => '" + ident + "', options => map("
         + "'min-input-files', '2', 'delete-file-threshold', '1', 'remove-dangling-deletes', 'true'))").first();
-    r.put("rewrite_ms", (System.nanoTime() - t0) / 1_000_000);
-    r.put("rewritten_data_files", number(rw, "rewritten_data_files_count"))
+    ph.r.put("rewrite_ms", (System.nanoTime() - ph.t0) / 1_000_000);
+    ph.r.put("rewritten_data_files", number(rw, "rewritten_data_files_count"))
         .put("added_data_files", number(rw, "added_data_files_count"))
         .put("rewritten_bytes", number(rw, "rewritten_bytes_count"))
         .put("removed_delete_files", number(rw, "removed_delete_files_count"));
     long t1 = System.nanoTime();
     jsc.setJobDescription("table-optimize: expire_snapshots");
-    Row ex = spark.sql("CALL " + cat + ".system.expire_snapshots(table => '" + ident
+    Row ex = ph.spark.sql("CALL " + ph.cat + ".system.expire_snapshots(table => '" + ident
         + "', older_than => current_timestamp(), retain_last => 1)").first();
-    r.put("expire_ms", (System.nanoTime() - t1) / 1_000_000);
-    r.put("expired_data_files", number(ex, "deleted_data_files_count"))
+    ph.r.put("expire_ms", (System.nanoTime() - t1) / 1_000_000);
+    ph.r.put("expired_data_files", number(ex, "deleted_data_files_count"))
         .put("expired_delete_files", number(ex, "deleted_position_delete_files_count")
             + number(ex, "deleted_equality_delete_files_count"));
-    r.put("phase_ms", (System.nanoTime() - t0) / 1_000_000);
-    r.put("rows_before", rowsBefore).put("rows_after", count(spark, cat + "." + ident));
-    measure(jsc, spark, cat, dirs, before, p.get("small_file_size").asLong(), r);
-    return r;
+    return ph.done(p).put("rows_before", rowsBefore).put("rows_after", count(ph.spark, ph.name(table)));
   }
 
   /** The tables' state as their current snapshots' summaries say (metadata the catalog already holds). */
