@@ -212,11 +212,15 @@ def test_the_spark_jvms_temporary_files_go_to_tierbenchs_dir_where_the_jvms_run_
     here = jvm_tmp_conf({"spark.driver.extraJavaOptions": "-XX:+UseG1GC"}, tmp_path / "t", executors_here=True)
     assert here == {"spark.driver.extraJavaOptions": f"-XX:+UseG1GC -Djava.io.tmpdir={tmp_path / 't'}",
                     "spark.executor.extraJavaOptions": f"-Djava.io.tmpdir={tmp_path / 't'}",
-                    "spark.hadoop.hadoop.tmp.dir": str(tmp_path / "t" / "hadoop")}
+                    "spark.hadoop.hadoop.tmp.dir": str(tmp_path / "t" / "hadoop"),
+                    # (the driver's SparkSession makes it: else an empty spark-warehouse/ in the working directory)
+                    "spark.sql.warehouse.dir": f"file:{tmp_path / 't' / 'spark-warehouse'}"}
     # another cluster's executors: a path of this machine means nothing there; the spec's own tmpdir wins
     assert jvm_tmp_conf({}, tmp_path / "t", executors_here=False) == {
-        "spark.driver.extraJavaOptions": f"-Djava.io.tmpdir={tmp_path / 't'}"}
-    assert jvm_tmp_conf({"spark.driver.extraJavaOptions": "-Djava.io.tmpdir=/scratch", "spark.hadoop.hadoop.tmp.dir": "/h"},
+        "spark.driver.extraJavaOptions": f"-Djava.io.tmpdir={tmp_path / 't'}",
+        "spark.sql.warehouse.dir": f"file:{tmp_path / 't' / 'spark-warehouse'}"}
+    assert jvm_tmp_conf({"spark.driver.extraJavaOptions": "-Djava.io.tmpdir=/scratch", "spark.hadoop.hadoop.tmp.dir": "/h",
+                         "spark.sql.warehouse.dir": "/w"},
                         tmp_path / "t", executors_here=True) == {"spark.executor.extraJavaOptions": f"-Djava.io.tmpdir={tmp_path / 't'}"}
 
 

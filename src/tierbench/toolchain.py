@@ -162,6 +162,14 @@ def spark_s3a_jars() -> list[Path]:
     return sorted(maven_fetch(POMS / "spark-s3a.xml", cache_dir() / "s3a-3.5.0", "the S3A connector",
                               _drop_what_spark_has).glob("*.jar"))
 
+def table_runtime_jars(spark_minor: str) -> list[Path]:
+    """The table formats' Spark runtimes for Spark `spark_minor` ("4.1"): Iceberg's (one shaded jar, 46 MB),
+    fetched from Maven Central into tierbench's cache on first use."""
+    pom = POMS / f"tables-spark-{spark_minor}.xml"
+    return sorted(maven_fetch(pom, cache_dir() / f"tables-spark-{spark_minor}", f"the table formats' runtimes for "
+                              f"Spark {spark_minor}").glob("*.jar"))
+
+
 def installed_conf_dir() -> str | None:
     """The conf dir of a Hadoop installed on this machine (a `hadoop` command on PATH), as it reports it."""
     hadoop = shutil.which("hadoop")

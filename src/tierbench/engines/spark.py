@@ -114,9 +114,11 @@ class SparkEngine(Engine):
 
     sync_gaps: tuple[str, ...] = ()  # durable mode: Spark syncs its shuffle files (spark.shuffle.sync)
 
-    def __init__(self, spec, study: str, log_dir: Path, durable: bool = False, sampling_interval_s: float = 1.0):
-        # spec: a spec.EngineSpec
+    def __init__(self, spec, study: str, log_dir: Path, durable: bool = False, sampling_interval_s: float = 1.0,
+                 runtimes: tuple = ()):
+        # spec: a spec.EngineSpec; runtimes: the workloads' (workloads.base.SparkRuntime), on every application
         self.spec, self.name, self.study, self.log_dir, self.durable = spec, spec.name, study, log_dir, durable
+        self.runtimes = runtimes
         self.sampling_interval_s = sampling_interval_s
         self.version: str | None = None
         self.conf: dict = {}
@@ -198,6 +200,9 @@ class SparkEngine(Engine):
                 conf["spark.jars"] = joined([conf["spark.jars"], *connector.jars()], "spark.jars")
             for k, v in connector.settings:
                 conf.setdefault(f"spark.hadoop.{k}", v)
+        for runtime in self.runtimes:  # (a table format's: the catalogs its jobs name load from it)
+            on_phase(f"checking {runtime.title} (fetched from Maven Central on first use)")
+            conf["spark.jars"] += "," + joined(list(map(str, runtime.jars())), "spark.jars")  # (each new path checked)
         for c in (config, *also):  # the storages' own Hadoop settings, unless the engine sets them
             for k, v in c.engine_settings().items():
                 conf.setdefault(f"spark.hadoop.{k}", v)

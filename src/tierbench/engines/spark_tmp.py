@@ -70,4 +70,7 @@ def jvm_tmp_conf(conf: dict, jvm_tmp: Path, executors_here: bool) -> dict:
             out[key] = f"{given} {opt}".strip()
     if executors_here and "spark.hadoop.hadoop.tmp.dir" not in conf:
         out["spark.hadoop.hadoop.tmp.dir"] = str(jvm_tmp / "hadoop")
+    if "spark.sql.warehouse.dir" not in conf:  # (a SparkSession makes it, empty, in the working directory otherwise;
+        # file: so that a cluster's default file system does not take the local path for one of its own)
+        out["spark.sql.warehouse.dir"] = f"file:{jvm_tmp / 'spark-warehouse'}"
     return out

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from ..errors import SpecError
 from ..fields import unknown_fields
 from ..ownership import NAME_RE
+from ..toolchain import PROJECT_SPARK
 from ..workloads import WORKLOADS
 from .knobs import swept, token
 
@@ -54,6 +55,7 @@ def _parse_workload(src, where, w, engines, config_names, sweeps: list) -> list[
     for value in values or [None]:
         entry = dict(w, **({knob: value} if knob else {}))
         params = _workload_params(src, where, wl, entry, engines, config_names)
+        _check_runtime(src, where, wl, params, engines)
         members.append(WorkloadSpec(wl.name, f"{label}.{knob}-{token(value)}" if knob else label, params))
     if knob:
         sweeps.append({"level": "workload", "base": label, "knob": knob,
@@ -75,6 +77,18 @@ def _workload_params(src, where, wl, w: dict, engines, config_names) -> dict:
     if problem:
         raise SpecError(src, f"{where}.{problem[0]}", problem[1])
     return params
+
+
+def _check_runtime(src, where, wl, params, engines) -> None:
+    """A workload whose Spark job needs a runtime built for some Spark releases (a table format's) refuses a spark
+    engine of another release, naming the engine's field: before the study writes anything."""
+    runtime = wl.spark_runtime(params)
+    for e in engines:
+        if runtime and e.kind == "spark" and (e.spark or PROJECT_SPARK) not in runtime.releases:
+            field = "engine.spark" if len(engines) == 1 and e.name == e.kind else f"engines.{e.name}.spark"
+            accepted = " or ".join(f'"{r}"' for r in runtime.releases)
+            raise SpecError(src, field, f"{wl.name} ({where}) needs {runtime.title}, built for Spark "
+                            f"{accepted}; got {e.spark or PROJECT_SPARK}: set {field} = {accepted}")
 
 
 def check_against_producers(src, workloads) -> None:

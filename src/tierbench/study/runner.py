@@ -29,8 +29,13 @@ def make_engines(spec: Spec, log_dir: Path) -> dict:
     from ..engines.spark import SparkEngine
 
     durable = spec.durability == "durable"
-    return {e.name: SparkEngine(e, spec.name, log_dir, durable, spec.sampling_interval_s) if e.kind == "spark" else HadoopEngine(e, log_dir, durable)
-            for e in spec.engines}
+    return {e.name: SparkEngine(e, spec.name, log_dir, durable, spec.sampling_interval_s, spark_runtimes(spec))
+            if e.kind == "spark" else HadoopEngine(e, log_dir, durable) for e in spec.engines}
+
+
+def spark_runtimes(spec: Spec) -> tuple:
+    """The runtimes the study's workloads need on a Spark application's classpath (a table format's), each once."""
+    return tuple(dict.fromkeys(r for w in spec.workloads if (r := w.definition.spark_runtime(w.params))))
 
 
 class StudyRunner:

@@ -174,6 +174,15 @@ OUTPUT_CODEC = Param("output_codec", "choice", "none", "job-output compression (
                      choices=CODECS)
 
 
+@dataclass(frozen=True)
+class SparkRuntime:
+    """Jars a workload's Spark job needs beside the jobs jar (a table format's runtime), built for some Spark
+    releases only: `releases` accepted as the engine's `spark`, `jars()` fetching them (Maven, tierbench's cache)."""
+    title: str
+    releases: tuple[str, ...]
+    jars: object  # () -> list[Path]
+
+
 class Workload(ABC):
     """One workload. Subclasses set the class attributes below and implement the engine hooks they support.
 
@@ -233,6 +242,10 @@ class Workload(ABC):
         """A workload's `copies` (HDFS replication on one node) are written by the hadoop engine's local mode only."""
         if params.get("copies", 1) > 1 and "spark" in engine_kinds:
             return "copies", "the spark engine writes one copy: copies > 1 needs the hadoop engine (durable, local mode)"
+        return None
+
+    def spark_runtime(self, params: dict) -> SparkRuntime | None:
+        """The runtime its Spark job needs on the application's classpath, or None (the jobs jar is enough)."""
         return None
 
     def check_with_producer(self, params: dict, producer_params: dict) -> tuple[str, str] | None:

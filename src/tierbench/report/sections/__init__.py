@@ -5,8 +5,8 @@ none when the study has nothing for it, several where one module makes a section
 section formats what analysis/ computed; it computes no figure of its own. Adding a section is adding a module here.
 """
 
-from . import (answer, ceilings, cloud, commit, comparisons, cost, environment, findings, gateways, intermediate, machine, mix, nodes,
-               pipelines, profile, runs, scale, sql, storage, summary, sweeps, whatif, working_set)
+from . import (answer, ceilings, cloud, commit, comparisons, cost, environment, findings, gateways, intermediate, lakehouse, machine,
+               mix, nodes, pipelines, profile, runs, scale, sql, storage, summary, sweeps, whatif, working_set)
 
-ORDER = (answer, comparisons, findings, pipelines, sweeps, sql, commit, gateways, cost, mix, summary, profile, nodes, intermediate,
+ORDER = (answer, comparisons, findings, pipelines, sweeps, sql, lakehouse, commit, gateways, cost, mix, summary, profile, nodes, intermediate,
          working_set, scale, storage, machine, ceilings, whatif, cloud, environment, runs)

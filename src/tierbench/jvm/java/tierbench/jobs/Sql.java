@@ -46,11 +46,23 @@ final class Sql {
     int maxRows = p.path("max_rows").asInt(10_000);
     long tableBytes = 0;
     long registerStart = System.nanoTime();  // apart from the queries: on S3 it is mostly listing and footers
+    // through a table format's catalog (table-sql: Iceberg tables in a warehouse), else the Parquet directories
+    String catalog = p.has("warehouse") ? Tables.catalog(spark, p.get("warehouse").asText()) : null;
+    List<String> registered = new ArrayList<>();
     for (Iterator<Map.Entry<String, JsonNode>> it = p.get("tables").fields(); it.hasNext(); ) {
       Map.Entry<String, JsonNode> t = it.next();
       Path dir = new Path(t.getValue().asText());
-      tableBytes += dir.getFileSystem(jsc.hadoopConfiguration()).getContentSummary(dir).getLength();
-      spark.read().parquet(t.getValue().asText()).createOrReplaceTempView(t.getKey());
+      FileSystem fs = dir.getFileSystem(jsc.hadoopConfiguration());
+      if (catalog != null && !fs.exists(dir)) {
+        // a table table-load did not load (its `tables`): a query that reads it fails, naming it (no view of that
+        // name left by an earlier job of this application answers in its place)
+        spark.catalog().dropTempView(t.getKey());
+        continue;
+      }
+      registered.add(t.getKey());
+      tableBytes += fs.getContentSummary(dir).getLength();
+      (catalog == null ? spark.read().parquet(t.getValue().asText())
+          : spark.table(catalog + "." + Tables.NAMESPACE + "." + t.getKey())).createOrReplaceTempView(t.getKey());
     }
     ObjectNode r = Jobs.JSON.createObjectNode();
     r.put("register_ms", (System.nanoTime() - registerStart) / 1_000_000);
@@ -118,6 +130,9 @@ final class Sql {
       spark.conf().set("spark.sql.ansi.enabled", ansi);
     }
     r.put("queries_ms", totalMs);
+    if (catalog != null) {  // what the queries read through: live data and delete files, snapshots
+      r.set("table_state", Tables.state(spark, catalog, registered));
+    }
     return r;
   }
 

@@ -1,0 +1,207 @@
+"""Lakehouse tables on the storage under test: sqlgen's TPC-H / TPC-DS Parquet loaded as Iceberg tables (its Hadoop
+catalog: the warehouse is a directory of the storage, no metastore), maintained in batches (DELETE, INSERT, MERGE
+INTO, copy-on-write or merge-on-read), compacted with their old snapshots expired, and queried through the tables
+between the phases (sql.py's queries, answers checked against DuckDB on the source Parquet).
+
+The maintenance keeps the tables' content as loaded (the rows a batch deletes it inserts again from the source;
+MERGE INTO updates rows to the source's values): the files, snapshots and delete files pile up as they would, and
+the queries' answers after it are still DuckDB's on the source Parquet. Each phase records what the storage saw:
+files and bytes written and deleted under the tables' directories, data files and small ones, metadata files; S3A's
+requests come with every run on S3 (engines/s3a_requests.py)."""
+
+from ..toolchain import table_runtime_jars
+from ..units import MB
+from .base import IORoles, Measurement, Metric, Param, SparkRuntime, Workload, define_metrics
+from .sql import TABLES, Sql, table_uris
+
+ORDER = 70
+
+FORMATS = ("iceberg",)
+UPDATE_MODES = ("copy-on-write", "merge-on-read")
+# tables a maintenance can change, with the columns that identify a row (MERGE INTO's match)
+KEYS = {"lineitem": ("l_orderkey", "l_linenumber"), "orders": ("o_orderkey",), "customer": ("c_custkey",),
+        "store_sales": ("ss_item_sk", "ss_ticket_number"), "catalog_sales": ("cs_item_sk", "cs_order_number"),
+        "web_sales": ("ws_item_sk", "ws_order_number")}
+BUCKETS = 10_000  # a row's share of the key space: pmod(hash(key), BUCKETS); a share is a window of buckets
+NAMESPACE = "db"  # Tables.java's: <warehouse>/db/<table>
+# Iceberg 1.12's runtime for Spark 4.1 (the project's 4.3.0 fails with it: IncompatibleClassChangeError)
+ICEBERG = SparkRuntime("Iceberg 1.12's Spark runtime", ("4.1.4",), lambda: table_runtime_jars("4.1"))
+SQL_TABLES, LAKE_TABLES = "sql-tables", "lake-tables"
+
+
+def sibling(uri: str, dataset: str) -> str:
+    """Another data set of the same repeat: a repeat's data sets are siblings (storage/layout.py's
+    <root>/<variant>/r<repeat>/<data set>), so the tables find sqlgen's Parquet beside them and back."""
+    return uri.rstrip("/").rsplit("/", 1)[0] + "/" + dataset
+
+
+def table_dir(warehouse: str, table: str) -> str:
+    return f"{warehouse.rstrip('/')}/{NAMESPACE}/{table}"
+
+
+def window(start: int, width: int) -> str:
+    """The rows whose key falls in buckets [start, start + width) (wrapping), as a SQL predicate on their table."""
+    return f"pmod(pmod(hash(%s), {BUCKETS}) - {start}, {BUCKETS}) < {width}"
+
+
+define_metrics(
+    table_s=Metric("s", "tables: the phase's statements (load, maintenance batches, compaction and expiry), without "
+                        "the listings and checks around them", False),
+    files_written=Metric("files", "tables: files the phase added under the tables' directories (data, delete and "
+                                  "metadata files; listed before and after)", False),
+    written_mb=Metric("MB", "tables: bytes of those files", False),
+    files_deleted=Metric("files", "tables: files the phase removed under the tables' directories", False),
+    deleted_mb=Metric("MB", "tables: bytes of those files", False),
+    data_files=Metric("files", "tables: files under the tables' data/ directories after the phase (live or not yet "
+                               "expired; delete files too)", False),
+    small_files=Metric("files", "tables: of those, the files under small_file_size", False),
+    metadata_files=Metric("files", "tables: files under the tables' metadata/ directories after the phase "
+                                   "(metadata JSON, manifest lists, manifests)", False),
+    live_delete_files=Metric("files", "tables: delete files the current snapshots reference (merge-on-read)", False),
+    snapshots=Metric("snapshots", "tables: snapshots the tables keep after the phase", False),
+)
+
+FORMAT = Param("format", "choice", "iceberg", "table format (Delta is not supported yet)", choices=FORMATS)
+SMALL = Param("small_file_size", "size", 8 * MB, "a file under this size counts as small (small_files)", 1)
+TABLE = Param("table", "choice", "lineitem", "the table maintained (and compacted)", choices=tuple(KEYS))
+PHASE_METRICS = ("table_s", "files_written", "written_mb", "files_deleted", "deleted_mb", "data_files", "small_files",
+                 "metadata_files", "stored_mb", "live_delete_files", "snapshots")
+
+
+def phase_measure(job: dict) -> Measurement:
+    """A table phase's metrics from Tables.java's result (the listings before and after, the snapshots' summary)."""
+    state = job["state"]
+    m = {"table_s": job["phase_ms"] / 1000, "files_written": job["files_written"], "written_mb": job["bytes_written"] / MB,
+         "files_deleted": job["files_deleted"], "deleted_mb": job["bytes_deleted"] / MB, "data_files": job["data_files"],
+         "small_files": job["small_files"], "metadata_files": job["metadata_files"], "stored_mb": job["stored_bytes"] / MB,
+         "live_delete_files": state["live_delete_files"], "snapshots": state["snapshots"]}
+    failure = None
+    if "rows_before" in job and job["rows_before"] != job["rows_after"]:
+        failure = f"tables: the table held {job['rows_before']} rows before and {job['rows_after']} after (the " \
+                  "maintenance and compaction keep its content)"
+    return Measurement(m, {"state": state}, failure)
+
+
+class TableWorkload(Workload):
+    """What the table phases share: Iceberg's runtime on Spark 4.1.4; the maintenance and compaction are not warmed
+    up (the load and the queries warm the application up)."""
+    phases = ()  # a Spark job per statement and table: the profile shows them as stage N
+    metrics = PHASE_METRICS
+    headline = "table_s"
+    io = IORoles(input=None, intermediate=None, output="written_mb")
+    warm_up_overrides = None
+    kept: tuple[str, ...] = ()  # the job result's own facts kept in the run's details
+
+    def spark_runtime(self, params):
+        return ICEBERG
+
+    def measure(self, job, wall_s, produced):
+        m = phase_measure(job)
+        m.details.update({k: job[k] for k in self.kept if k in job})
+        return m
+
+
+class TableLoad(TableWorkload):
+    name, title = "table-load", "lakehouse table load"
+    doc = ("Loads every table of sqlgen's Parquet into Iceberg tables (CREATE TABLE ... AS SELECT, format v2) in a "
+           "warehouse on the storage under test.")
+    params = (FORMAT, Param("tables", "names", None, "the tables loaded (default: all of the benchmark's; a query "
+                            "through a table not loaded fails)"),
+              Param("target_file_size", "size", 128 * MB, "the tables' write.target-file-size-bytes", 1), SMALL)
+    consumes, producer, produces = SQL_TABLES, "sqlgen", LAKE_TABLES
+    spark_job = "Tables.load"
+    warm_up_overrides = {}  # (on the warm-up's small sqlgen tables: the queries' warm-up reads them)
+    kept = ("tables",)  # each table's CREATE TABLE AS SELECT, ms
+
+    def check_with_producer(self, params, producer_params):
+        known = TABLES[producer_params["benchmark"]]
+        bad = [t for t in params["tables"] or () if t not in known]
+        if bad:
+            return "tables", f"no {producer_params['benchmark']} table {', '.join(bad)}; accepted: {', '.join(known)}"
+        return None
+
+    def spark_params(self, req):
+        bench, chosen = req.producer.params["benchmark"], req.params["tables"]
+        sources = {t: uri for t, uri in table_uris(bench, req.inputs).items() if not chosen or t in chosen}
+        return {"sources": sources, "warehouse": req.outputs[0],
+                "target_file_size": req.params["target_file_size"], "small_file_size": req.params["small_file_size"]}
+
+
+
+class TableMaintain(TableWorkload):
+    name, title = "table-maintain", "lakehouse table maintenance"
+    doc = ("Batches of DELETE (a share of the table's rows), INSERT (those rows again, from the source Parquet) and "
+           "MERGE INTO (another share updated to the source's values) on one table, copy-on-write or merge-on-read: "
+           "the table's content stays as loaded, its files and snapshots pile up. Fails when its row count changed.")
+    params = (TABLE, Param("update_mode", "choice", "merge-on-read", "how the batches write (Iceberg's write.delete, "
+                           "update and merge modes)", choices=UPDATE_MODES),
+              Param("batches", "count", 3, "batches, each a DELETE, an INSERT and a MERGE INTO", 1, maximum=1000),
+              Param("share", "number", 0.01, "share of the table's rows each statement changes (0.01: 1%)"), SMALL)
+    consumes, producer = LAKE_TABLES, "table-load"
+    verifies = True
+    spark_job = "Tables.maintain"
+    kept = ("batches",)  # each batch's statements, ms
+
+    def check_params(self, params, engine_kinds, config_names):
+        if params["share"] * params["batches"] * 2 > 1:
+            return "share", (f"{params['share']:g} of the rows per statement, twice per batch, over {params['batches']} "
+                             "batches is more than the table: at most 1 / (2 x batches)")
+        return None
+
+    def spark_params(self, req):
+        p, table = req.params, req.params["table"]
+        width = max(1, round(p["share"] * BUCKETS))
+        keys = ", ".join(KEYS[table])
+        batches = [{"delete_where": window(2 * k * width, width) % keys, "update_where": window((2 * k + 1) * width, width) % keys}
+                   for k in range(p["batches"])]
+        sources = table_uris(_benchmark(table), [sibling(u, SQL_TABLES) for u in req.inputs])
+        return {"warehouse": req.inputs[0], "table": table, "keys": list(KEYS[table]), "update_mode": p["update_mode"],
+                "source": sources[table], "batches": batches, "small_file_size": p["small_file_size"]}
+
+
+class TableOptimize(TableWorkload):
+    name, title = "table-optimize", "lakehouse table compaction"
+    doc = ("Compacts one table (Iceberg's rewrite_data_files to the table's target file size, delete files applied) "
+           "and expires every snapshot but the current one, deleting the files only they held. Fails when its row "
+           "count changed.")
+    params = (TABLE, SMALL)
+    consumes, producer = LAKE_TABLES, "table-load"
+    verifies = True
+    spark_job = "Tables.optimize"
+    kept = ("rewrite_ms", "expire_ms", "rewritten_data_files", "added_data_files", "removed_delete_files",
+            "expired_data_files", "expired_delete_files")  # what Iceberg's procedures said they did
+
+    def spark_params(self, req):
+        return {"warehouse": req.inputs[0], "table": req.params["table"], "small_file_size": req.params["small_file_size"]}
+
+
+def _benchmark(table: str) -> str:
+    return next(b for b, tables in TABLES.items() if table in tables)
+
+
+class TableSql(Sql):
+    name, title = "table-sql", "SQL queries through lakehouse tables"
+    doc = ("sql's queries on Spark SQL through table-load's Iceberg tables (list it after table-load, and again "
+           "after table-maintain and table-optimize to see the queries degrade and recover). With verify = true "
+           "the answers are checked against DuckDB on sqlgen's Parquet, the tables' source: the maintenance keeps "
+           "their content.")
+    metrics = (*Sql.metrics, "live_delete_files", "snapshots")
+
+    def spark_runtime(self, params):
+        return ICEBERG
+
+    def spark_params(self, req):
+        warehouse = sibling(req.inputs[0], LAKE_TABLES)  # (table-load's output: its first data dir)
+        params = super().spark_params(req)
+        return {**params, "warehouse": warehouse, "tables": {t: table_dir(warehouse, t) for t in params["tables"]}}
+
+    def measure(self, job, wall_s, produced):
+        m = super().measure(job, wall_s, produced)
+        if "table_state" in job:
+            m.details["table_state"] = job["table_state"]
+            m.metrics.update(live_delete_files=job["table_state"]["live_delete_files"],
+                             snapshots=job["table_state"]["snapshots"])
+        return m
+
+
+WORKLOADS = (TableLoad(), TableMaintain(), TableOptimize(), TableSql())

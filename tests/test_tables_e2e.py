@@ -1,0 +1,134 @@
+"""Lakehouse tables end to end, one small study shared by the tests: Iceberg (Spark 4.1.4, its runtime fetched by
+Maven) on local dirs and on a real Ceph RGW through S3A (`tierbench services up s3`, one OSD), TPC-H at scale 0.01
+(lineitem, what the queries read): load, queries, merge-on-read maintenance, queries, compaction, queries; answers
+checked against DuckDB on the source Parquet, each phase's files and S3 requests recorded, the Tables section."""
+
+import json
+
+import pytest
+
+from conftest import tierbench, write_spec
+
+QUERIES = '["q01", "q06"]'
+SPEC = """
+name = "lake"
+repeats = 1
+warm_up = false
+drop_caches = "never"
+[engine]
+spark = "4.1.4"
+master = "local[2]"
+driver_memory = "1g"
+[storage.local]
+data = ["{d}/disk/tb"]
+create_dirs = true
+[storage.s3]
+data = {{ type = "s3", endpoint = "{endpoint}", bucket = "tierbench", prefix = "lake", signing_algorithm = "AWS4UnsignedPayloadSignerType" }}
+intermediate = ["{d}/tmp"]
+create_dirs = true
+[[workloads]]
+name = "sqlgen"
+scale = 0.01
+parts = 1
+[[workloads]]
+name = "table-load"
+tables = ["lineitem"]   # (what q01 and q06 read: loading all 8 tables on S3 took 29 s)
+small_file_size = "1MB"
+[[workloads]]
+name = "table-sql"
+label = "sql-loaded"
+queries = {queries}
+verify = true
+[[workloads]]
+name = "table-maintain"
+update_mode = "merge-on-read"
+batches = 1
+share = 0.02
+small_file_size = "1MB"
+[[workloads]]
+name = "table-sql"
+label = "sql-maintained"
+queries = {queries}
+verify = true
+[[workloads]]
+name = "table-optimize"
+small_file_size = "1MB"
+[[workloads]]
+name = "table-sql"
+label = "sql-optimized"
+queries = {queries}
+verify = true
+"""
+
+
+@pytest.fixture(scope="module")
+def lake(tmp_path_factory):
+    d = tmp_path_factory.mktemp("lake")
+    up = tierbench("services", "up", "s3", "--dir", d / "svc", timeout=900)
+    assert up.returncode == 0, up.stderr[-3000:]
+    try:
+        endpoint = json.loads((d / "svc" / "service.json").read_text())["endpoint"]
+        creds = json.loads((d / "svc" / "credentials").read_text())
+        env = {"AWS_ACCESS_KEY_ID": creds["access_key"], "AWS_SECRET_ACCESS_KEY": creds["secret_key"]}
+        spec = write_spec(d / "s.toml", SPEC.format(d=d, endpoint=endpoint, queries=QUERIES))
+        with pytest.MonkeyPatch.context() as mp:
+            for k, v in env.items():
+                mp.setenv(k, v)
+            out = tierbench("run", spec, "--out", d / "res", timeout=1500)
+        assert out.returncode == 0, out.stderr[-3000:]
+        records = [json.loads(x) for x in (d / "res" / "runs.jsonl").read_text().splitlines()]
+        yield d, records, creds
+    finally:
+        tierbench("services", "down", "s3", "--dir", d / "svc", timeout=300)
+
+
+def _runs(records, config):
+    return {r["label"]: r for r in records if r["variant"] == config}
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("config", ["local", "s3"])
+def test_every_phase_runs_and_the_answers_through_the_tables_are_duckdbs(lake, config):
+    _, records, _ = lake
+    runs = _runs(records, config)
+    assert list(runs) == ["sqlgen", "table-load", "sql-loaded", "table-maintain", "sql-maintained", "table-optimize",
+                          "sql-optimized"]
+    assert all(r["status"] == "ok" for r in runs.values()), {k: r["error"] for k, r in runs.items()}
+    assert {r["engine_version"] for r in runs.values()} == {"spark 4.1.4"}
+    for label in ("sql-loaded", "sql-maintained", "sql-optimized"):  # DuckDB on the source Parquet agreed
+        assert runs[label]["details"]["verification"] == {"q01": None, "q06": None}, runs[label]["details"]
+    load, maintain, optimize = runs["table-load"]["metrics"], runs["table-maintain"]["metrics"], runs["table-optimize"]["metrics"]
+    # the load wrote the table's data and metadata and deleted nothing
+    assert load["files_written"] >= 2 and load["files_deleted"] == 0 and load["snapshots"] == 1
+    # merge-on-read: the batch's DELETE and MERGE left delete files; three commits a batch, one snapshot each
+    assert maintain["live_delete_files"] > 0 and maintain["snapshots"] == 1 + 3
+    assert runs["sql-maintained"]["details"]["table_state"]["live_delete_files"] == maintain["live_delete_files"]
+    # compaction applied the deletes, expiry deleted what only the old snapshots held
+    assert optimize["live_delete_files"] == 0 and optimize["snapshots"] == 1
+    assert optimize["files_deleted"] > 0 and optimize["data_files"] < maintain["data_files"]
+    assert optimize["small_files"] < maintain["small_files"]
+
+
+@pytest.mark.e2e
+def test_on_s3_each_phase_records_its_requests_and_the_secret_stays_out(lake):
+    d, records, creds = lake
+    runs = _runs(records, "s3")
+    for label in ("table-load", "table-maintain", "table-optimize"):
+        requests = runs[label]["details"]["s3a_requests"]
+        assert requests["PUT"] > 0 and requests["GET"] > 0, (label, requests)
+    # expiry deletes objects; a merge-on-read maintenance deletes none (its old files stay for the snapshots)
+    assert runs["table-optimize"]["details"]["s3a_requests"]["DELETE"] + \
+        runs["table-optimize"]["details"]["s3a_requests"]["POST"] > 0
+    assert "s3a_requests" not in _runs(records, "local")["table-load"]["details"]
+    everything = "".join(p.read_text(errors="replace") for p in (d / "res").rglob("*") if p.is_file())
+    assert creds["secret_key"] not in everything
+
+
+@pytest.mark.e2e
+def test_the_report_has_the_tables_section(lake):
+    d, _, _ = lake
+    report = (d / "res" / "report.md").read_text()
+    tables = report.split("## Tables", 1)[1].split("\n## ", 1)[0]
+    assert "| s3 | table-maintain |" in tables and "| local | table-optimize |" in tables
+    assert "requests $" in tables and "S3 Standard" in tables
+    assert "| local | sql-maintained |" in tables
