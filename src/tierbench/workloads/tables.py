@@ -168,8 +168,7 @@ class TableOptimize(TableWorkload):
     consumes, producer = LAKE_TABLES, "table-load"
     verifies = True
     spark_job = "Tables.optimize"
-    kept = ("rewrite_ms", "expire_ms", "rewritten_data_files", "added_data_files", "removed_delete_files",
-            "expired_data_files", "expired_delete_files")  # what Iceberg's procedures said they did
+    kept = ("rewrite_ms", "expire_ms", "rewritten_data_files", "added_data_files", "removed_delete_files")  # (Iceberg's)
 
     def spark_params(self, req):
         return {"warehouse": req.inputs[0], "table": req.params["table"], "small_file_size": req.params["small_file_size"]}

@@ -145,18 +145,6 @@ final class Tables {
     String table = p.get("table").asText();
     Phase ph = new Phase(jsc, p, List.of(table));
     long rowsBefore = count(ph.spark, ph.name(table));
-    // without adaptive execution for Iceberg's actions: a run of examples/lakehouse.toml on HDFS hung in
-    // expire_snapshots' collect, AQE waiting for a stage event with no task running (2026-12-07); put back after
-    String adaptive = ph.spark.conf().get("spark.sql.adaptive.enabled", "true");
-    ph.spark.conf().set("spark.sql.adaptive.enabled", "false");
-    try {
-      return optimize(jsc, ph, table, rowsBefore);
-    } finally {
-      ph.spark.conf().set("spark.sql.adaptive.enabled", adaptive);
-    }
-  }
-
-  private static ObjectNode optimize(JavaSparkContext jsc, Phase ph, String table, long rowsBefore) throws Exception {
     String ident = NAMESPACE + "." + table;
     ph.start();
     jsc.setJobDescription("table-optimize: rewrite_data_files");
@@ -171,14 +159,26 @@ final class Tables {
         .put("rewritten_bytes", number(rw, "rewritten_bytes_count"))
         .put("removed_delete_files", number(rw, "removed_delete_files_count"));
     long t1 = System.nanoTime();
-    jsc.setJobDescription("table-optimize: expire_snapshots");
-    Row ex = ph.spark.sql("CALL " + ph.cat + ".system.expire_snapshots(table => '" + ident
-        + "', older_than => current_timestamp(), retain_last => 1)").first();
+    expireSnapshots(ph.spark, ph.name(table));
     ph.r.put("expire_ms", (System.nanoTime() - t1) / 1_000_000);
-    ph.r.put("expired_data_files", number(ex, "deleted_data_files_count"))
-        .put("expired_delete_files", number(ex, "deleted_position_delete_files_count")
-            + number(ex, "deleted_equality_delete_files_count"));
     return ph.done().put("rows_before", rowsBefore).put("rows_after", count(ph.spark, ph.name(table)));
+  }
+
+  /**
+   * Every snapshot but the current one expired, and the files only they held deleted, by Iceberg's core API in this
+   * thread (Table.expireSnapshots: no Spark job). The expire_snapshots procedure's Spark action hung twice on HDFS
+   * after both maintenance modes (its broadcast's job never got a task, 2026-12-07). Reflection: the jobs jar is
+   * compiled against Spark's jars only; Iceberg's runtime is on spark.jars beside it.
+   */
+  private static void expireSnapshots(SparkSession spark, String name) throws Exception {
+    ClassLoader loader = Tables.class.getClassLoader();
+    Class<?> util = Class.forName("org.apache.iceberg.spark.Spark3Util", true, loader);
+    Object table = util.getMethod("loadIcebergTable", SparkSession.class, String.class).invoke(null, spark, name);
+    Object expire = Class.forName("org.apache.iceberg.Table", true, loader).getMethod("expireSnapshots").invoke(table);
+    Class<?> api = Class.forName("org.apache.iceberg.ExpireSnapshots", true, loader);
+    expire = api.getMethod("expireOlderThan", long.class).invoke(expire, System.currentTimeMillis());
+    expire = api.getMethod("retainLast", int.class).invoke(expire, 1);
+    Class.forName("org.apache.iceberg.PendingUpdate", true, loader).getMethod("commit").invoke(expire);
   }
 
   /** The tables' state as their current snapshots' summaries say (metadata the catalog already holds). */
