@@ -132,8 +132,7 @@ def stream_mb_s(drive: Drive, rw: str, io_kib: float, streams: float) -> float:
     return size_mb / (size_mb / seq + 1 / iops)
 
 
-def node_page_cache(memory_bytes: float, cores: int, task_heap: float, floor_share: float | None = None) -> float:
-    """A node's page cache: its memory less its task slots' heaps (never under `floor_share` of it, as the scale
+def node_page_cache(memory_bytes: float, cores: int, task_heap: float) -> float:
+    """A node's page cache: its memory less its task slots' heaps (never under PAGE_CACHE_FLOOR of it, as the scale
     model counts it: scale/model.py)."""
-    share = PAGE_CACHE_FLOOR if floor_share is None else floor_share
-    return max(memory_bytes * share, memory_bytes - cores * task_heap)
+    return max(memory_bytes * PAGE_CACHE_FLOOR, memory_bytes - cores * task_heap)
