@@ -55,6 +55,7 @@ def test_a_dead_datanode_is_seen_and_recorded_and_ports_survive_down_up(tmp_path
         spec = write_spec(tmp_path / "s.toml", f"""
 name = "degraded"
 repeats = 1
+warm_up = false
 [engine]
 master = "local[2]"
 [storage.hdfs]
