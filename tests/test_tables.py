@@ -1,7 +1,8 @@
 """The lakehouse table workloads (workloads/tables.py) without a JVM: the spec's refusal of a Spark release their
 runtime is not built for, the jobs' parameters (the maintenance's windows of the key space, the tables found beside
-sqlgen's Parquet), and a study on the FakeEngine replaying real Iceberg results (tests/fixtures/table-job-results.json,
-captured on Spark 4.1.4 by capture_job_results.py --tables): metrics, checks, the report's Tables section."""
+sqlgen's Parquet), and a study on the FakeEngine replaying real Iceberg and Delta Lake results
+(tests/fixtures/table-job-results.json and delta-job-results.json, captured on Spark 4.1.4 by capture_job_results.py
+--tables [--delta]): metrics, checks, the report's Tables section, the two formats side by side."""
 
 import copy
 import json
@@ -19,9 +20,10 @@ from tierbench.spec.workload_list import WorkloadSpec
 from tierbench.study import preparation
 from tierbench.study.runner import StudyRunner, spark_runtimes
 from tierbench.workloads import WORKLOADS, measure
-from tierbench.workloads.tables import BUCKETS, ICEBERG
+from tierbench.workloads.tables import BUCKETS, DELTA, ICEBERG
 
 TABLE_RESULTS = json.loads((Path(__file__).parent / "fixtures" / "table-job-results.json").read_text())
+DELTA_RESULTS = json.loads((Path(__file__).parent / "fixtures" / "delta-job-results.json").read_text())
 SPEC = """
 name = "lake"
 repeats = 1

@@ -170,6 +170,24 @@ def table_runtime_jars(spark_minor: str) -> list[Path]:
                               f"Spark {spark_minor}").glob("*.jar"))
 
 
+# Delta's jars beyond Spark's own (its dependencies are Spark's, or serve catalog-managed tables only)
+DELTA_OWN = ("delta-spark_", "delta-storage-")
+
+
+def _keep_deltas_own(lib: Path) -> None:
+    for jar in lib.iterdir():
+        if not jar.name.startswith(DELTA_OWN):
+            jar.unlink()
+
+
+def delta_runtime_jars(spark_minor: str) -> list[Path]:
+    """Delta Lake's Spark runtime for Spark `spark_minor` ("4.1"): delta-spark and delta-storage (9 MB), fetched
+    from Maven Central into tierbench's cache on first use."""
+    pom = POMS / f"delta-spark-{spark_minor}.xml"
+    return sorted(maven_fetch(pom, cache_dir() / f"delta-spark-{spark_minor}", f"Delta Lake's runtime for Spark "
+                              f"{spark_minor}", _keep_deltas_own).glob("*.jar"))
+
+
 def installed_conf_dir() -> str | None:
     """The conf dir of a Hadoop installed on this machine (a `hadoop` command on PATH), as it reports it."""
     hadoop = shutil.which("hadoop")

@@ -15,7 +15,7 @@ from urllib.parse import urlparse
 from ..storage.types import is_network_fs, storage_type
 from ..store import StoredRun
 from ..units import format_size, parse_size
-from ..workloads import WORKLOADS
+from ..workloads import WORKLOADS, producer_of
 
 SPARK_RESERVED = 300 << 20  # Spark's reserved heap; execution + storage memory is spark.memory.fraction of the rest
 SPARK_DEFAULT_EXECUTOR = 1 << 30  # spark.executor.memory's default
@@ -106,7 +106,7 @@ def planned_sizes(spec: dict) -> dict[str, dict[str, int]]:
         wl = WORKLOADS.get(w["name"])
         if wl is None:
             continue
-        producer = next((p for p in spec["workloads"] if p["name"] == wl.producer), None)
+        producer = producer_of(w["name"], w["params"], spec["workloads"], dict.get)
         input_bytes = data.get(producer["label"], 0) if producer else 0
         out[w["label"]] = wl.planned_io(w["params"], input_bytes)
         data[w["label"]] = wl.data_bytes(w["params"], input_bytes) if wl.io.output else input_bytes

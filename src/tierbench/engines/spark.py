@@ -63,6 +63,8 @@ def spark_conf(engine, app_name: str, local_dirs: list[Path], durable: bool = Fa
 
 
 NODE_AGENT_PLUGIN = "tierbench.agent.NodeAgentPlugin"
+# settings a runtime adds to rather than replaces (Spark takes a comma-separated list): the engine's own stay
+LIST_SETTINGS = ("spark.sql.extensions",)
 
 
 def node_agent_conf(master: str, dirs, interval_s: float) -> dict:
@@ -203,6 +205,8 @@ class SparkEngine(Engine):
         for runtime in self.runtimes:  # (a table format's: the catalogs its jobs name load from it)
             on_phase(f"checking {runtime.title} (fetched from Maven Central on first use)")
             conf["spark.jars"] += "," + joined(list(map(str, runtime.jars())), "spark.jars")  # (each new path checked)
+            for k, v in runtime.conf:  # (a list setting, the extensions, keeps the engine's own too)
+                conf[k] = v if k not in conf or k not in LIST_SETTINGS else ",".join(dict.fromkeys([*conf[k].split(","), v]))
         for c in (config, *also):  # the storages' own Hadoop settings, unless the engine sets them
             for k, v in c.engine_settings().items():
                 conf.setdefault(f"spark.hadoop.{k}", v)

@@ -7,7 +7,7 @@ from ..errors import SpecError
 from ..fields import unknown_fields
 from ..ownership import NAME_RE
 from ..toolchain import PROJECT_SPARK
-from ..workloads import WORKLOADS
+from ..workloads import WORKLOADS, producer_of, producers_of
 from .knobs import swept, token
 
 
@@ -95,7 +95,7 @@ def check_against_producers(src, workloads) -> None:
     """Each workload's parameters against its producer's (e.g. SQL query names of the generated benchmark)."""
     for i, w in enumerate(workloads):
         wl = WORKLOADS[w.name]
-        producer = next((p for p in workloads if p.name == wl.producer), None)
+        producer = producer_of(w.name, w.params, workloads)
         problem = wl.check_with_producer(w.params, producer.params) if producer else None
         if problem:
             raise SpecError(src, f"workloads[{i}].{problem[0]}", problem[1])
@@ -109,7 +109,11 @@ def _order_producers_first(src, workloads: list[WorkloadSpec]) -> list[WorkloadS
         if producer and producer not in kinds:
             raise SpecError(src, f"workloads[{i}]", f"{w.name} reads the output of {producer}, which the spec does not list; "
                             f"add [[workloads]] name = \"{producer}\"")
-        if producer and sum(1 for x in workloads if x.name == producer) > 1:
+        found = producers_of(w.name, w.params, workloads) if producer else [w]
+        if not found:  # (of its kind, none it reads: a table-load of another table format)
+            raise SpecError(src, f"workloads[{i}]", f"{w.name} reads the output of a {producer} {WORKLOADS[w.name].reads_what(w.params)}, "
+                            "which the spec does not list; add one")
+        if len(found) > 1:
             raise SpecError(src, f"workloads[{i}]", f"{w.name} reads the output of {producer}, which is listed more than once: "
                             "which one it reads is ambiguous; list it once")
     ordered: list[WorkloadSpec] = []
@@ -117,7 +121,7 @@ def _order_producers_first(src, workloads: list[WorkloadSpec]) -> list[WorkloadS
     while remaining:
         for w in remaining:
             producer = WORKLOADS[w.name].producer
-            if producer is None or any(o.name == producer for o in ordered):
+            if producer is None or any(o is producer_of(w.name, w.params, workloads) for o in ordered):
                 ordered.append(w)
                 remaining.remove(w)
                 break

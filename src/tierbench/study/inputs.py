@@ -13,6 +13,7 @@ from datetime import datetime
 from pathlib import Path
 
 from ..spec import PlannedRun, Spec
+from ..workloads import producer_of
 from ..storage.layout import OWNER_FILE, study_root
 
 
@@ -49,7 +50,7 @@ def output_gone(spec: Spec, record: dict) -> bool:
 def producer_key(spec: Spec, planned: PlannedRun) -> str | None:
     """The run key of the run whose output `planned` reads (as the lifecycle finds it), or None."""
     wspec = next(w for w in spec.workloads if w.label == planned.label)
-    producer = next((w for w in spec.workloads if w.name == wspec.definition.producer), None)
+    producer = producer_of(wspec.name, wspec.params, spec.workloads)
     if producer is None:
         return None
     return PlannedRun(0, planned.repeat, planned.config, producer.name, producer.label, planned.engine,

@@ -35,7 +35,7 @@ from ..sampling.sampler import Sampler
 from ..spec.cluster import intermediate_applied
 from ..spec.knobs import run_knobs
 from ..store.record import RunRecord, io_of
-from ..workloads import measure
+from ..workloads import measure, producer_of
 from .context import RunContext
 from .warmup import warm_up
 
@@ -86,7 +86,7 @@ class RunLifecycle:
         self.config = spec.config(planned.config)
         self.wspec = next(w for w in spec.workloads if w.label == planned.label)
         self.wl = self.wspec.definition
-        self.producer = next((w for w in spec.workloads if w.name == self.wl.producer), None)
+        self.producer = producer_of(self.wspec.name, self.wspec.params, spec.workloads)
         self.local_dirs = context.layout.intermediate_dirs(self.config, planned.variant)
         self.record = RunRecord(
             study=spec.name, run_key=planned.key, variant=planned.variant, config=self.config.name, workload=self.wspec.name,
@@ -167,10 +167,11 @@ class RunLifecycle:
         if self.producer is not None and f"r{planned.repeat}/{planned.variant}/{self.producer.label}" not in self.done:
             raise _Stop(f"not run: {self.producer.label} did not complete in this repeat, so there is no input")
         uris = lambda c, ds: layout.dataset_uris(c, planned.variant, planned.repeat, ds)
-        inputs = uris(config, wl.consumes) if wl.consumes else []
+        in_ds = wl.input_dataset(self.wspec.params)
+        inputs = uris(config, in_ds) if in_ds else []
         target = wl.copy_target(self.wspec.params)  # a copy may write to another configuration
         out_config = self.context.spec.config(target) if target else config
-        out_ds = wl.output_dataset(self.wspec.label)
+        out_ds = wl.output_dataset(self.wspec.label, self.wspec.params)
         outputs = uris(out_config, out_ds) if out_ds else []
         scratch = layout.scratch_dir(config, planned.variant, planned.repeat, self.wspec.label)
         self._output = (out_config, out_ds, scratch)

@@ -14,6 +14,7 @@ import time
 
 from ..job import JobRequest
 from ..spec.schema import WorkloadSpec
+from ..workloads import producer_of
 
 WARM_UP_PASSES = 2
 WARM_UP_REPEAT = 0  # the warm-up's data set directories: r0 beside the measured repeats r1, r2...
@@ -30,7 +31,7 @@ def warm_up(context, engine, planned, on_phase) -> dict:
     chosen: dict[str, WorkloadSpec] = {}  # label -> its small WorkloadSpec: the first of each kind with an input
     for w in spec.workloads:
         params = w.definition.warm_up_params(w.params)
-        has_input = not w.definition.producer or any(c.name == w.definition.producer for c in chosen.values())
+        has_input = not w.definition.producer or producer_of(w.name, w.params, chosen.values()) is not None
         if params is not None and has_input and not any(c.name == w.name for c in chosen.values()):
             chosen[w.label] = WorkloadSpec(w.name, w.label, params)  # (sweeps: one value of a kind is enough)
     uris = lambda ds: layout.dataset_uris(config, variant, WARM_UP_REPEAT, ds) if ds else []
@@ -38,19 +39,20 @@ def warm_up(context, engine, planned, on_phase) -> dict:
     for pass_ in range(WARM_UP_PASSES):
         if pass_ > 0 or context.resume or not config.remote:  # (engines refuse an existing output; a remote file
             layout.remove_repeat(config, variant, WARM_UP_REPEAT)  # system is asked only when needed: a JVM each)
-        ran: dict[str, WorkloadSpec] = {}  # kind -> what ran in this pass, the input of its consumers
+        ran: dict[str, WorkloadSpec] = {}  # label -> what ran in this pass, the input of its consumers
         for label, small in chosen.items():
             d = small.definition
-            producer = ran.get(d.producer) if d.producer else None
+            producer = producer_of(small.name, small.params, ran.values()) if d.producer else None
             if d.producer and producer is None:
                 continue
-            req = JobRequest(f"warm-up/{variant}/{label}", small, producer, uris(d.consumes), uris(d.output_dataset(label)),
+            req = JobRequest(f"warm-up/{variant}/{label}", small, producer, uris(d.input_dataset(small.params)),
+                             uris(d.output_dataset(label, small.params)),
                              local_dirs, layout.scratch_dir(config, variant, WARM_UP_REPEAT, label), config.engine_settings(),
                              config.default_fs)
             on_phase(f"warming up the application: {label}")
             outcome = engine.run(req, lambda event: None)
             if outcome.ok:
-                ran[small.name] = small
+                ran[label] = small
             else:
                 failed[label] = (outcome.error or "")[:300]
     layout.remove_repeat(config, variant, WARM_UP_REPEAT)

@@ -2,7 +2,7 @@
 workloads (parameters, engines and how they run it, metrics, checks, phases, IO roles). See base.py."""
 
 from .base import METRICS, IORoles, Measurement, Metric, Param, Workload, generator_tasks
-from .registry import WORKLOADS, measure
+from .registry import WORKLOADS, measure, producer_of, producers_of
 
 __all__ = ["WORKLOADS", "METRICS", "IORoles", "Measurement", "Metric", "Param", "Workload", "generator_tasks",
-           "measure"]
+           "measure", "producer_of", "producers_of"]

@@ -177,10 +177,12 @@ OUTPUT_CODEC = Param("output_codec", "choice", "none", "job-output compression (
 @dataclass(frozen=True)
 class SparkRuntime:
     """Jars a workload's Spark job needs beside the jobs jar (a table format's runtime), built for some Spark
-    releases only: `releases` accepted as the engine's `spark`, `jars()` fetching them (Maven, tierbench's cache)."""
+    releases only: `releases` accepted as the engine's `spark`, `jars()` fetching them (Maven, tierbench's cache),
+    `conf` the settings the application starts with (static ones: a session extension, the session catalog)."""
     title: str
     releases: tuple[str, ...]
     jars: object  # () -> list[Path]
+    conf: tuple[tuple[str, str], ...] = ()
 
 
 class Workload(ABC):
@@ -248,6 +250,15 @@ class Workload(ABC):
         """The runtime its Spark job needs on the application's classpath, or None (the jobs jar is enough)."""
         return None
 
+    def reads_from(self, params: dict, producer_params: dict) -> bool:
+        """Whether it reads the output of a `producer` of these parameters: of several of its producer's kind in a
+        study, the one it reads (table-maintain reads the table-load of its own table format)."""
+        return True
+
+    def reads_what(self, params: dict) -> str:
+        """How the spec's refusal names the producer it reads when reads_from chooses (e.g. "of format delta")."""
+        return ""
+
     def check_with_producer(self, params: dict, producer_params: dict) -> tuple[str, str] | None:
         """Checks against the producer's parameters (e.g. SQL query names of the generated benchmark)."""
         return None
@@ -279,9 +290,13 @@ class Workload(ABC):
             return None
         return {**params, **self.warm_up_overrides}
 
-    def output_dataset(self, label: str) -> str | None:
+    def output_dataset(self, label: str, params: dict) -> str | None:
         """The data set a run writes (a copy names its own after its label, so that copies do not collide)."""
         return self.produces
+
+    def input_dataset(self, params: dict) -> str | None:
+        """The data set a run reads (a table's: its format's warehouse)."""
+        return self.consumes
 
     def copy_target(self, params: dict) -> str | None:
         """The storage configuration it writes to when that is not the one under test (copy's `to`)."""

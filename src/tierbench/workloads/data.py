@@ -111,7 +111,7 @@ class Copy(Workload):
     spark_job = "DataIO.copy"
     hadoop_main = "org.apache.hadoop.tools.DistCp"
 
-    def output_dataset(self, label: str) -> str:
+    def output_dataset(self, label: str, params: dict) -> str:
         return f"copy-{label}"
 
     def copy_target(self, params):

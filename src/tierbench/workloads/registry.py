@@ -14,6 +14,19 @@ def _discover() -> dict[str, Workload]:
 WORKLOADS: dict[str, Workload] = _discover()
 
 
+def producer_of(name: str, params: dict, workloads, field=getattr):
+    """The one of `workloads` (the spec's WorkloadSpecs; dicts with field=dict.get) whose output a workload `name`
+    with `params` reads: of its producer's kind, the one it reads_from (None when there is none). The spec refuses
+    a study where it is not one (spec/workload_list.py)."""
+    found = producers_of(name, params, workloads, field)
+    return found[0] if found else None
+
+
+def producers_of(name: str, params: dict, workloads, field=getattr) -> list:
+    wl = WORKLOADS[name]
+    return [w for w in workloads if field(w, "name") == wl.producer and wl.reads_from(params, field(w, "params"))]
+
+
 ENGINE_DETAILS = ("s3a_requests", "s3a_statistics", "s3a_not_covering",  # the engines' (engines/s3a_requests.py)
                   "held_mb",  # the hadoop engine's: a scale model's spills and map outputs read from memory
                   "direct_read_mb")  # and its reduce inputs read past the page cache

@@ -46,8 +46,11 @@ final class Sql {
     int maxRows = p.path("max_rows").asInt(10_000);
     long tableBytes = 0;
     long registerStart = System.nanoTime();  // apart from the queries: on S3 it is mostly listing and footers
-    // through a table format's catalog (table-sql: Iceberg tables in a warehouse), else the Parquet directories
-    String catalog = p.has("warehouse") ? Tables.catalog(spark, p.get("warehouse").asText()) : null;
+    // through a table format (table-sql: Iceberg tables through their catalog, Delta tables by their directories),
+    // else the Parquet directories
+    boolean delta = Tables.delta(p);
+    String catalog = p.has("warehouse") ? (delta ? "delta" : Tables.catalog(spark, p.get("warehouse").asText())) : null;
+    List<String> dirs = new ArrayList<>();
     List<String> registered = new ArrayList<>();
     for (Iterator<Map.Entry<String, JsonNode>> it = p.get("tables").fields(); it.hasNext(); ) {
       Map.Entry<String, JsonNode> t = it.next();
@@ -60,8 +63,10 @@ final class Sql {
         continue;
       }
       registered.add(t.getKey());
+      dirs.add(t.getValue().asText());
       tableBytes += fs.getContentSummary(dir).getLength();
       (catalog == null ? spark.read().parquet(t.getValue().asText())
+          : delta ? spark.read().format("delta").load(t.getValue().asText())
           : spark.table(catalog + "." + Tables.NAMESPACE + "." + t.getKey())).createOrReplaceTempView(t.getKey());
     }
     ObjectNode r = Jobs.JSON.createObjectNode();
@@ -131,7 +136,7 @@ final class Sql {
     }
     r.put("queries_ms", totalMs);
     if (catalog != null) {  // what the queries read through: live data and delete files, snapshots
-      r.set("table_state", Tables.state(spark, catalog, registered));
+      r.set("table_state", delta ? DeltaTables.state(spark, dirs) : Tables.state(spark, catalog, registered));
     }
     return r;
   }

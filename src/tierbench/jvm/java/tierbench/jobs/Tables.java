@@ -47,11 +47,17 @@ final class Tables {
     return warehouse.replaceAll("/+$", "") + "/" + NAMESPACE + "/" + table;
   }
 
+  /** Whether the job's tables are Delta Lake's (path-based: delta.`dir`) rather than Iceberg's (tables.py's format). */
+  static boolean delta(JsonNode p) {
+    return "delta".equals(p.path("format").asText("iceberg"));
+  }
+
   /** One phase on some tables of the warehouse: its session and catalog, the tables' files listed before it. */
-  private static final class Phase {
+  static final class Phase {
     final JavaSparkContext jsc;
     final SparkSession spark;
-    final String cat;
+    final boolean delta;
+    final String cat;  // Iceberg's catalog (null for Delta: its tables are named by their directories)
     final Map<String, String> dirs = new HashMap<>();
     final Map<String, Long> before;
     final ObjectNode r = Jobs.JSON.createObjectNode();
@@ -61,7 +67,8 @@ final class Tables {
     Phase(JavaSparkContext jsc, JsonNode p, Iterable<String> tables) throws Exception {
       this.jsc = jsc;
       spark = SparkSession.builder().sparkContext(jsc.sc()).getOrCreate();
-      cat = catalog(spark, p.get("warehouse").asText());
+      delta = delta(p);
+      cat = delta ? null : catalog(spark, p.get("warehouse").asText());
       for (String t : tables) {
         dirs.put(t, tableDir(p.get("warehouse").asText(), t));
       }
@@ -71,7 +78,7 @@ final class Tables {
     }
 
     String name(String table) {
-      return cat + "." + NAMESPACE + "." + table;
+      return delta ? DeltaTables.name(dirs.get(table)) : cat + "." + NAMESPACE + "." + table;
     }
 
     /** The phase's time starts here (after what only prepares it: a property set, a row count). */
@@ -82,12 +89,15 @@ final class Tables {
     /** The phase's result: its time (from the first statement), then what the listings and the snapshots say. */
     ObjectNode done() throws Exception {
       r.put("phase_ms", (System.nanoTime() - t0) / 1_000_000);
-      measure(jsc, spark, cat, dirs, before, small, r);
+      measure(this);
       return r;
     }
   }
 
   static ObjectNode load(JavaSparkContext jsc, JsonNode p) throws Exception {
+    if (delta(p)) {
+      return DeltaTables.load(jsc, p);
+    }
     List<String> tables = new java.util.ArrayList<>();
     p.get("sources").fieldNames().forEachRemaining(tables::add);
     Phase ph = new Phase(jsc, p, tables);
@@ -109,6 +119,9 @@ final class Tables {
    * the table the source's rows of another share (matched: UPDATE SET *), each statement its own commit.
    */
   static ObjectNode maintain(JavaSparkContext jsc, JsonNode p) throws Exception {
+    if (delta(p)) {
+      return DeltaTables.maintain(jsc, p);
+    }
     String table = p.get("table").asText();
     Phase ph = new Phase(jsc, p, List.of(table));
     String name = ph.name(table);
@@ -142,6 +155,9 @@ final class Tables {
 
   /** Compaction (rewrite_data_files, deletes applied) and snapshot expiry (all but the current one). */
   static ObjectNode optimize(JavaSparkContext jsc, JsonNode p) throws Exception {
+    if (delta(p)) {
+      return DeltaTables.optimize(jsc, p);
+    }
     String table = p.get("table").asText();
     Phase ph = new Phase(jsc, p, List.of(table));
     long rowsBefore = count(ph.spark, ph.name(table));
@@ -200,9 +216,17 @@ final class Tables {
     return s.put("live_data_files", data).put("live_delete_files", deletes).put("snapshots", snapshots);
   }
 
-  private static void measure(JavaSparkContext jsc, SparkSession spark, String cat, Map<String, String> dirs,
-      Map<String, Long> before, long small, ObjectNode r) throws Exception {
-    Map<String, Long> after = listing(jsc.hadoopConfiguration(), dirs.values());
+  /**
+   * What the listings say after the phase against before it, and the tables' state. A file is metadata under
+   * Iceberg's metadata/ or Delta's _delta_log/ (its commits, checkpoints and checksums), data under Iceberg's data/ or
+   * anywhere else in a Delta table's directory (its Parquet files and deletion vector files).
+   */
+  private static void measure(Phase ph) throws Exception {
+    Map<String, Long> after = listing(ph.jsc.hadoopConfiguration(), ph.dirs.values());
+    Map<String, Long> before = ph.before;
+    ObjectNode r = ph.r;
+    long small = ph.small;
+    String metadataDir = ph.delta ? "/_delta_log/" : "/metadata/";
     long[] w = {0, 0};
     long[] d = {0, 0};
     long smallFiles = 0;
@@ -215,9 +239,9 @@ final class Tables {
         w[0]++;
         w[1] += e.getValue();
       }
-      if (e.getKey().contains("/metadata/")) {
+      if (e.getKey().contains(metadataDir)) {
         metadataFiles++;
-      } else if (e.getKey().contains("/data/")) {
+      } else if (ph.delta || e.getKey().contains("/data/")) {
         dataFiles++;
         smallFiles += e.getValue() < small ? 1 : 0;
       }
@@ -231,7 +255,7 @@ final class Tables {
     r.put("files_written", w[0]).put("bytes_written", w[1]).put("files_deleted", d[0]).put("bytes_deleted", d[1]);
     r.put("data_files", dataFiles).put("small_files", smallFiles).put("metadata_files", metadataFiles)
         .put("stored_bytes", storedBytes);
-    r.set("state", state(spark, cat, dirs.keySet()));
+    r.set("state", ph.delta ? DeltaTables.state(ph.spark, ph.dirs.values()) : state(ph.spark, ph.cat, ph.dirs.keySet()));
   }
 
   /** Every file under the directories (path -> bytes), through an uncached file system instance. */
@@ -253,15 +277,15 @@ final class Tables {
     return out;
   }
 
-  private static long number(Row row, String column) {
+  static long number(Row row, String column) {
     return ((Number) row.getAs(column)).longValue();
   }
 
-  private static long count(SparkSession spark, String name) {
+  static long count(SparkSession spark, String name) {
     return spark.sql("SELECT count(*) FROM " + name).first().getLong(0);
   }
 
-  private static String[] keyMatch(JsonNode keys) {
+  static String[] keyMatch(JsonNode keys) {
     String[] out = new String[keys.size()];
     for (int i = 0; i < out.length; i++) {
       out[i] = "t." + keys.get(i).asText() + " = s." + keys.get(i).asText();
