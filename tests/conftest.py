@@ -32,6 +32,18 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.e2e)
 
 
+def pytest_collection_finish(session):
+    """(After -m and -k have deselected: the last test that will use the shared Ceph.)"""
+    users = [i.nodeid for i in session.items if "ceph" in getattr(i, "fixturenames", ())]
+    _CEPH["last_user"] = users[-1] if users else None
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_runtest_teardown(item, nextitem):
+    if item.nodeid == _CEPH.get("last_user"):  # the shared Ceph's last test: stop it now, not at the session's end
+        _stop_shared_ceph()
+
+
 @pytest.fixture(autouse=True)
 def _vm_memory_kept(request):
     """The e2e layer runs on a VM set as `tierbench check` advises: free page reporting off (host_memory.py), from
@@ -267,6 +279,34 @@ def hdfs_service(tmp_path_factory, name: str, datanodes: int):
     yield d, json.loads((d / "svc" / "service.json").read_text())["uri"], up
     down = tierbench("services", "down", "hdfs", "--dir", d / "svc", timeout=120)
     assert down.returncode == 0 and "stopped" in down.stdout
+
+
+# One Ceph for the S3 tests (tests/test_s3.py, then tests/test_s3_tables.py, which sorts right after it): its start
+# and stop cost a minute of CI's 45; stopped after the last test that uses it (pytest_runtest_teardown above).
+_CEPH: dict = {}
+
+
+@pytest.fixture(scope="session")
+def ceph(tmp_path_factory):
+    """The study's object store in small, from `tierbench services up s3`: 5 OSDs, the buckets' data erasure-coded
+    3+2, 2 gateways behind HAProxy. Yields (dir, endpoint, credentials, `up` output)."""
+    import json
+
+    d = tmp_path_factory.mktemp("ceph")
+    up = tierbench("services", "up", "s3", "--dir", d / "svc", "--osds", "5", "--ec", "3+2", "--gateways", "2",
+                   "--balancer", "haproxy", timeout=900)
+    assert up.returncode == 0, up.stderr[-3000:]
+    _CEPH["dir"] = d
+    state = json.loads((d / "svc" / "service.json").read_text())
+    yield d, state["endpoint"], json.loads((d / "svc" / "credentials").read_text()), up
+    _stop_shared_ceph()
+
+
+def _stop_shared_ceph() -> None:
+    d = _CEPH.pop("dir", None)
+    if d is not None:
+        down = tierbench("services", "down", "s3", "--dir", d / "svc", timeout=300)
+        assert down.returncode == 0 and "stopped" in down.stdout, down.stderr[-2000:]
 
 
 def standalone_spark_service(tmp_path_factory):

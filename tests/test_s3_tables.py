@@ -1,5 +1,6 @@
 """Lakehouse tables end to end, one small study shared by the tests: Iceberg and Delta Lake (Spark 4.1.4, their
-runtimes fetched by Maven) on local dirs and on a real Ceph RGW through S3A (`tierbench services up s3`, one OSD), TPC-H at scale 0.01 (lineitem, what the queries read). Iceberg:
+runtimes fetched by Maven) on local dirs and on a real Ceph RGW through S3A (the S3 tests' `tierbench services up
+s3`, started once for tests/test_s3.py and this file), TPC-H at scale 0.01 (lineitem, what the queries read). Iceberg:
 load, queries, merge-on-read maintenance, queries, compaction, queries; Delta, beside it in its own warehouse: load,
 maintenance with deletion vectors, queries, OPTIMIZE and VACUUM. Answers checked against DuckDB on the source
 Parquet, each phase's files and S3 requests recorded, the Tables section with both formats."""
@@ -92,24 +93,17 @@ small_file_size = "1MB"
 
 
 @pytest.fixture(scope="module")
-def lake(tmp_path_factory):
+def lake(tmp_path_factory, ceph):
+    """The study, on the S3 tests' Ceph (conftest.py's `ceph`: this file sorts right after tests/test_s3.py)."""
+    _, endpoint, creds, _ = ceph
     d = tmp_path_factory.mktemp("lake")
-    up = tierbench("services", "up", "s3", "--dir", d / "svc", timeout=900)
-    assert up.returncode == 0, up.stderr[-3000:]
-    try:
-        endpoint = json.loads((d / "svc" / "service.json").read_text())["endpoint"]
-        creds = json.loads((d / "svc" / "credentials").read_text())
-        env = {"AWS_ACCESS_KEY_ID": creds["access_key"], "AWS_SECRET_ACCESS_KEY": creds["secret_key"]}
-        spec = write_spec(d / "s.toml", SPEC.format(d=d, endpoint=endpoint, queries=QUERIES))
-        with pytest.MonkeyPatch.context() as mp:
-            for k, v in env.items():
-                mp.setenv(k, v)
-            out = tierbench("run", spec, "--out", d / "res", timeout=1500)
-        assert out.returncode == 0, out.stderr[-3000:]
-        records = [json.loads(x) for x in (d / "res" / "runs.jsonl").read_text().splitlines()]
-        yield d, records, creds
-    finally:
-        tierbench("services", "down", "s3", "--dir", d / "svc", timeout=300)
+    spec = write_spec(d / "s.toml", SPEC.format(d=d, endpoint=endpoint, queries=QUERIES))
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("AWS_ACCESS_KEY_ID", creds["access_key"])
+        mp.setenv("AWS_SECRET_ACCESS_KEY", creds["secret_key"])
+        out = tierbench("run", spec, "--out", d / "res", timeout=1500)
+    assert out.returncode == 0, out.stderr[-3000:]
+    yield d, [json.loads(x) for x in (d / "res" / "runs.jsonl").read_text().splitlines()], creds
 
 
 def _runs(records, config):
