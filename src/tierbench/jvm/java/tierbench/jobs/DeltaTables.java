@@ -3,7 +3,6 @@ package tierbench.jobs;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import org.apache.spark.api.java.JavaSparkContext;
@@ -27,24 +26,6 @@ final class DeltaTables {
 
   static String name(String dir) {
     return "delta.`" + dir + "`";
-  }
-
-  static ObjectNode load(JavaSparkContext jsc, JsonNode p) throws Exception {
-    List<String> tables = new java.util.ArrayList<>();
-    p.get("sources").fieldNames().forEachRemaining(tables::add);
-    Tables.Phase ph = new Tables.Phase(jsc, p, tables);
-    // Delta has no table property for the written files' size (Spark's plan decides them): kept for OPTIMIZE
-    String props = "'" + TARGET + "'='" + p.get("target_file_size").asLong() + "'";
-    ObjectNode perTable = ph.r.putObject("tables");
-    for (Iterator<Map.Entry<String, JsonNode>> it = p.get("sources").fields(); it.hasNext(); ) {
-      Map.Entry<String, JsonNode> s = it.next();
-      jsc.setJobDescription("table-load: " + s.getKey());
-      long t1 = System.nanoTime();
-      ph.spark.sql("CREATE TABLE " + ph.name(s.getKey()) + " USING delta TBLPROPERTIES (" + props
-          + ") AS SELECT * FROM parquet.`" + s.getValue().asText() + "`");
-      perTable.put(s.getKey(), (System.nanoTime() - t1) / 1_000_000);
-    }
-    return ph.done();
   }
 
   /** Tables.maintain's batches on a Delta table: deletion vectors on for merge-on-read, off for copy-on-write. */

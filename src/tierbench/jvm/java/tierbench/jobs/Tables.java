@@ -95,19 +95,19 @@ final class Tables {
   }
 
   static ObjectNode load(JavaSparkContext jsc, JsonNode p) throws Exception {
-    if (delta(p)) {
-      return DeltaTables.load(jsc, p);
-    }
     List<String> tables = new java.util.ArrayList<>();
     p.get("sources").fieldNames().forEachRemaining(tables::add);
     Phase ph = new Phase(jsc, p, tables);
-    String props = "'format-version'='2', 'write.target-file-size-bytes'='" + p.get("target_file_size").asLong() + "'";
+    long target = p.get("target_file_size").asLong();
+    // Delta has no table property for the written files' size (Spark's plan decides them): kept for its OPTIMIZE
+    String props = delta(p) ? "'" + DeltaTables.TARGET + "'='" + target + "'"
+        : "'format-version'='2', 'write.target-file-size-bytes'='" + target + "'";
     ObjectNode perTable = ph.r.putObject("tables");
     for (Iterator<Map.Entry<String, JsonNode>> it = p.get("sources").fields(); it.hasNext(); ) {
       Map.Entry<String, JsonNode> s = it.next();
       jsc.setJobDescription("table-load: " + s.getKey());
       long t1 = System.nanoTime();
-      ph.spark.sql("CREATE TABLE " + ph.name(s.getKey()) + " USING iceberg TBLPROPERTIES (" + props
+      ph.spark.sql("CREATE TABLE " + ph.name(s.getKey()) + " USING " + (delta(p) ? "delta" : "iceberg") + " TBLPROPERTIES (" + props
           + ") AS SELECT * FROM parquet.`" + s.getValue().asText() + "`");
       perTable.put(s.getKey(), (System.nanoTime() - t1) / 1_000_000);
     }
