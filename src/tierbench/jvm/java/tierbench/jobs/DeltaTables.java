@@ -1,7 +1,6 @@
 package tierbench.jobs;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.util.List;
 import java.util.Map;
@@ -28,37 +27,13 @@ final class DeltaTables {
     return "delta.`" + dir + "`";
   }
 
-  /** Tables.maintain's batches on a Delta table: deletion vectors on for merge-on-read, off for copy-on-write. */
-  static ObjectNode maintain(JavaSparkContext jsc, JsonNode p) throws Exception {
-    String table = p.get("table").asText();
-    Tables.Phase ph = new Tables.Phase(jsc, p, List.of(table));
-    String name = ph.name(table);
-    String dv = Boolean.toString("merge-on-read".equals(p.get("update_mode").asText()));
+  /** Tables.maintain's update mode on a Delta table: deletion vectors on for merge-on-read, off for copy-on-write. */
+  static void setUpdateMode(Tables.Phase ph, String name, String mode) {
+    String dv = Boolean.toString("merge-on-read".equals(mode));
     // a table property, read at each write; set only when it changes (each ALTER is a version of the table)
     if (!dv.equals(property(ph.spark, name, "delta.enableDeletionVectors", "false"))) {
       ph.spark.sql("ALTER TABLE " + name + " SET TBLPROPERTIES ('delta.enableDeletionVectors'='" + dv + "')");
     }
-    String source = "parquet.`" + p.get("source").asText() + "`";
-    String on = String.join(" AND ", Tables.keyMatch(p.get("keys")));
-    long rowsBefore = Tables.count(ph.spark, name);
-    ArrayNode batches = ph.r.putArray("batches");
-    ph.start();
-    for (JsonNode b : p.get("batches")) {
-      String del = b.get("delete_where").asText();
-      ObjectNode br = batches.addObject();
-      jsc.setJobDescription("table-maintain: batch " + batches.size());
-      long t1 = System.nanoTime();
-      ph.spark.sql("DELETE FROM " + name + " WHERE " + del);
-      br.put("delete_ms", (System.nanoTime() - t1) / 1_000_000);
-      long t2 = System.nanoTime();
-      ph.spark.sql("INSERT INTO " + name + " SELECT * FROM " + source + " WHERE " + del);
-      br.put("insert_ms", (System.nanoTime() - t2) / 1_000_000);
-      long t3 = System.nanoTime();
-      ph.spark.sql("MERGE INTO " + name + " t USING (SELECT * FROM " + source + " WHERE " + b.get("update_where").asText()
-          + ") s ON " + on + " WHEN MATCHED THEN UPDATE SET *");
-      br.put("merge_ms", (System.nanoTime() - t3) / 1_000_000);
-    }
-    return ph.done().put("rows_before", rowsBefore).put("rows_after", Tables.count(ph.spark, name));
   }
 
   /**

@@ -119,16 +119,17 @@ final class Tables {
    * the table the source's rows of another share (matched: UPDATE SET *), each statement its own commit.
    */
   static ObjectNode maintain(JavaSparkContext jsc, JsonNode p) throws Exception {
-    if (delta(p)) {
-      return DeltaTables.maintain(jsc, p);
-    }
     String table = p.get("table").asText();
     Phase ph = new Phase(jsc, p, List.of(table));
     String name = ph.name(table);
     String mode = p.get("update_mode").asText();
-    // the write modes are the table's properties, read at each write: set here, so each maintenance says its own
-    ph.spark.sql("ALTER TABLE " + name + " SET TBLPROPERTIES ('write.delete.mode'='" + mode + "', 'write.update.mode'='"
-        + mode + "', 'write.merge.mode'='" + mode + "')");
+    if (delta(p)) {
+      DeltaTables.setUpdateMode(ph, name, mode);
+    } else {
+      // the write modes are the table's properties, read at each write: set here, so each maintenance says its own
+      ph.spark.sql("ALTER TABLE " + name + " SET TBLPROPERTIES ('write.delete.mode'='" + mode + "', 'write.update.mode'='"
+          + mode + "', 'write.merge.mode'='" + mode + "')");
+    }
     String source = "parquet.`" + p.get("source").asText() + "`";
     String on = String.join(" AND ", keyMatch(p.get("keys")));
     long rowsBefore = count(ph.spark, name);
